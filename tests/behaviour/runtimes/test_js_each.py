@@ -35,10 +35,19 @@ def test_object_rows_bind_a_destructured_parameter_and_single_values_one() -> No
                      "add(n, n)": [{"n": 4}, {"n": 5}]}
 
 
-def test_a_skipped_table_and_a_template_table_bind_nothing() -> None:
+def test_a_skipped_table_binds_nothing() -> None:
     assert _bindings("test.skip.each([[1, 2]])('x', (a, b) => add(a, b));\n"
-                     "test.each`\n  a | b\n  ${1} | ${2}\n`('x', ({a, b}) => add(a, b));\n"
                      "test('plain', () => add(1, 2));\n") == {}
+
+
+def test_a_tagged_template_table_binds_by_its_header() -> None:
+    found = _bindings("test.each`\n  a    | b    | want\n  ${1} | ${2} | ${3}\n"
+                      "  ${'x'} | ${y} | ${'z'}\n`('$a + $b', ({ a, b, want }) => {\n"
+                      "  expect(add(a, b)).toBe(want);\n});\n"
+                      "test.each`\n  a | b\n  ${1}\n`('broken', ({ a, b }) => add(a, b, 0));\n"
+                      "test.each`\n  a | b\n  ${1} | ${2}\n`('spread', (a, b) => add(a, b, 1));\n")
+    assert found == {"add(a, b)": [{"a": 1, "b": 2, "want": 3}, {"a": "x", "want": "z"}],
+                     "add(a, b, 0)": []}
 
 
 def test_rows_are_bounded() -> None:

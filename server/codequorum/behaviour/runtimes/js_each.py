@@ -11,10 +11,11 @@ before ``each`` too: ``.skip`` is left out, it does not hold), ``for``-``of`` an
 ``forEach``, over an array written there or named by a top-level ``const CASES = [...]``.
 A row that is an array binds the parameters in order (a ``[a, b]`` pattern's names); one
 that is an object binds a destructured ``{a, b, want}`` by key; a value that is neither
-binds a lone parameter, and a lone name of a loop or ``forEach`` takes the whole row. The
-tagged-template table form is not read. A value that is not a literal leaves its name
-unbound in that row (a call using it is then not read). At most :data:`MAX_CASES` rows a
-table.
+binds a lone parameter, and a lone name of a loop or ``forEach`` takes the whole row.
+Jest's tagged-template table (a header ``a | b | want``, then rows of ``${1} | ${2} |
+${3}``) binds a destructured ``{a, b, want}`` by the header's names. A value that is not a
+literal leaves its name unbound in that row (a call using it is then not read). At most
+:data:`MAX_CASES` rows a table.
 """
 
 from __future__ import annotations
@@ -80,8 +81,39 @@ def _each_table(callee: Node, tables: Tables) -> Node | None:
     if obj is None or node_text(obj) not in _RUNNERS or "skip" in names:
         return None
     args = callee.child_by_field_name("arguments")
+    if args is not None and args.type == "template_string":
+        return args  # the tagged-template table: read by _template_rows
     return _table(args.named_children[0] if args is not None and args.named_children else None,
                   tables)
+
+
+def _template_rows(template: Node, names: list[str]) -> list[Case]:
+    """Jest's table ``a | b | want`` then a row of ``${1} | ${2} | ${3}`` a line: each row
+    binds the header's names (those the callback destructures) to its literal values."""
+    header = "".join(node_text(c) for c in template.named_children
+                     if c.type == "string_fragment"
+                     and c.start_byte < _first_substitution(template)).strip()
+    columns = [h.strip() for h in header.split("|")]
+    values = [c.named_children[0] if c.named_children else None
+              for c in template.named_children if c.type == "template_substitution"]
+    if not columns or not all(columns) or len(values) % len(columns):
+        return []
+    cases: list[Case] = []
+    for start in range(0, min(len(values), MAX_CASES * len(columns)), len(columns)):
+        case: Case = {}
+        for column, node in zip(columns, values[start:start + len(columns)], strict=True):
+            if column in names and node is not None:
+                try:
+                    case[column] = literal(node)
+                except (NotLiteral, ValueError, RecursionError):
+                    continue
+        cases.append(case)
+    return cases
+
+
+def _first_substitution(template: Node) -> int:
+    return next((c.start_byte for c in template.named_children
+                 if c.type == "template_substitution"), template.end_byte)
 
 
 def _parameters(fn: Node) -> tuple[list[str], str] | None:
@@ -157,6 +189,8 @@ def _each_cases(invocation: Node, tables: Tables) -> tuple[Node, list[Case]] | N
     found = _parameters(callback) if callback is not None else None
     if callback is None or found is None:
         return None
+    if table.type == "template_string":
+        return (callback, _template_rows(table, found[0])) if found[1] == "keys" else None
     return callback, _rows(table, *found)
 
 
