@@ -93,10 +93,13 @@ def test_sorts_pass_rates_oer_and_verdicts(sort_report: object) -> None:
     # sorting happens in C: traced opcodes would not grow at all)
     # CPU time is a measurement: on a busy machine one of the n log n sorts may read as
     # flatter than n, and the others are then "at most about n" (dynamic_rules); on a very
-    # busy one a sort in C may read as steep as the bubble sort, and is then named with it
+    # busy one a sort in C may read as steep as the bubble sort, or as flat as a constant,
+    # or miss the largest size, and is then named with it: a version named beside the
+    # bubble sort is one whose timing read apart from the n log n sorts'
     assert 1 in cx.versions
-    assert set(cx.versions) == {i for i, c in enumerate(sort_report.candidates)
-                                if c.growth == 2.0}
+    for i in set(cx.versions) - {1}:
+        other = sort_report.candidates[i]
+        assert other.growth != 1.0 or other.unfinished_size is not None, other
     if cx.versions == (1,):
         assert cx.message in ("version 2 grows about n², the others about n "
                               "(CPU time per call, n=8 to 512)",
