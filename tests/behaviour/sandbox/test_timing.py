@@ -93,12 +93,14 @@ def test_work_in_c_is_no_longer_hidden_from_the_verdict() -> None:
 def test_each_call_is_timed_on_arguments_of_its_own() -> None:
     # it empties its list: timed again on the emptied list it would look constant
     drains = "def f(xs):\n    while xs:\n        xs.pop()\n    return 0\n"
-    sizes = [Case("call", args=([1] * n,)) for n in (64, 512, 4096)]
+    # sizes ten apart, so the call's fixed cost and a busy machine's noise stay small beside
+    # the growth: timed on its own list each cost grows near tenfold, on the emptied one ~1
+    sizes = [Case("call", args=([1] * n,)) for n in (500, 5_000, 50_000)]
     result = run_candidate(drains, sizes, "f", trace=False, series=["scaling"] * 3)
     assert result.status == "ok", result.detail
     costs = [t.cpu_ns for t in result.tests]
-    assert all(c is not None for c in costs)
-    assert costs[2] > 4 * costs[1] > 16 * costs[0] > 0  # type: ignore[operator]
+    assert all(c is not None and c > 0 for c in costs)
+    assert costs[2] > 3 * costs[1] > 9 * costs[0]  # type: ignore[operator]
 
 
 def test_only_a_series_is_timed_and_a_raising_repeat_drops_the_timing() -> None:
