@@ -38,12 +38,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recommend_cache import _hash, run_missing
 from reference_data import REPO, rows, skipped
+
+if TYPE_CHECKING:
+    from codequorum.behaviour.input_plan import InputPlan
 
 FAMILY_CACHE = REPO / "bench" / "results" / "family_cache.jsonl"
 #: Per set: (file name, family). Two sets of one model are one family.
@@ -109,20 +112,27 @@ def interleaved(training: Path, codegen: Path, names: list[str]) -> Iterator[tup
                 yield rank, t
 
 
-def run_task(task: Task, jobs: int) -> dict[str, Any]:
-    """Every version on the editor's inputs (then, for a set without grading, the hidden
-    tests, marked ``hidden``)."""
+def editor_plan(task: Task) -> InputPlan:
+    """The inputs an editor has for the task's versions: its id renamed, so no benchmark's
+    hidden tests are looked up, and no published examples beyond the prompt's."""
     from codequorum.behaviour.input_plan import collect_inputs
-    from codequorum.behaviour.sandbox.limits import Limits
-    from codequorum.behaviour.sandbox.supervisor import run_candidates
     from codequorum.core.model import VersionSet
-    from codequorum.ingest import humaneval
 
     renamed = f"{task.set_name}:{task.task_id.split('/')[-1]}"
     version_set = VersionSet.from_codes(renamed, task.codes, prompt=task.prompt or None,
                                       entry_point=task.entry_point)
-    plan = collect_inputs(version_set, humaneval_lookup=lambda _task: [],
+    return collect_inputs(version_set, humaneval_lookup=lambda _task: [],
                           published_examples=False)
+
+
+def run_task(task: Task, jobs: int) -> dict[str, Any]:
+    """Every version on the editor's inputs (then, for a set without grading, the hidden
+    tests, marked ``hidden``)."""
+    from codequorum.behaviour.sandbox.limits import Limits
+    from codequorum.behaviour.sandbox.supervisor import run_candidates
+    from codequorum.ingest import humaneval
+
+    plan = editor_plan(task)
     hidden = humaneval.tests_for(task.task_id) if task.passed is None else []
     entry = plan.entry_point or task.entry_point
     tests = [*plan.tests, *hidden]

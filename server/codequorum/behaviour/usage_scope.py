@@ -1,11 +1,13 @@
 """What one version's function says about its own names, for :mod:`usage_types`: its
-parameters, the loop variables that walk a parameter (``for x in q``), the names bound to
-a compiled pattern (``pat = re.compile(...)``), the names that only ever hold a parameter
-(``cur = start``), and which parameters it never reads."""
+parameters, the loop variables that walk a parameter (``for x in q``, ``for k, v in
+q.items()``, ``for i, x in enumerate(q)``), the names bound to a compiled pattern
+(``pat = re.compile(...)``), the names that only ever hold a parameter (``cur = start``),
+and which parameters it only moves, compares and computes with."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -27,8 +29,8 @@ class Scope:
 
     fn: FunctionNode
     params: frozenset[str]
-    #: loop variable -> the parameter it walks, where it walks only that one
-    loops: dict[str, str]
+    #: loop variable -> the element of the parameter it walks, where it walks only that one
+    loops: dict[str, Element]
     #: names bound to ``re.compile(...)``
     patterns: frozenset[str]
     #: the parameters and the names the function assigns (no module is one of them)
@@ -87,14 +89,46 @@ def _patterns(fn: FunctionNode) -> frozenset[str]:
                      if isinstance(t, ast.Name))
 
 
-def _loops(fn: FunctionNode, params: frozenset[str]) -> dict[str, str]:
-    walked: dict[str, set[str | None]] = {}
+def _param(node: ast.AST, params: frozenset[str]) -> str | None:
+    return node.id if isinstance(node, ast.Name) and node.id in params else None
+
+
+def _shape(it: ast.AST, params: frozenset[str], count: int) -> list[Element | None]:
+    """The element of a parameter each of a loop's ``count`` names takes: ``x`` of ``for x
+    in q``; ``k, v`` of ``q.items()`` (a key, then a value); ``v`` of ``q.values()``, ``k``
+    of ``q.keys()``; ``x`` of ``for i, x in enumerate(q)``."""
+    if (q := _param(it, params)) is not None:
+        return [Element(q, False)] if count == 1 else [None] * count
+    if not isinstance(it, ast.Call) or len(it.args) > 1:
+        return [None] * count
+    func = it.func
+    if isinstance(func, ast.Attribute) and not it.args \
+            and (q := _param(func.value, params)) is not None:
+        shapes = {"items": [Element(q, False), Element(q, True)], "keys": [Element(q, False)],
+                  "values": [Element(q, True)]}
+        shape: list[Element | None] = list(shapes.get(func.attr, []))
+        return shape if len(shape) == count else [None] * count
+    if isinstance(func, ast.Name) and func.id == "enumerate" and it.args and count == 2 \
+            and (q := _param(it.args[0], params)) is not None:
+        return [None, Element(q, False)]
+    return [None] * count
+
+
+def _walked(target: ast.AST, it: ast.AST, params: frozenset[str]) -> Iterator[
+        tuple[str, Element | None]]:
+    """Each name a loop binds and the element of a parameter it takes, if any."""
+    names = target.elts if isinstance(target, ast.Tuple) else [target]
+    for node, element in zip(names, _shape(it, params, len(names)), strict=True):
+        if isinstance(node, ast.Name):
+            yield node.id, element
+
+
+def _loops(fn: FunctionNode, params: frozenset[str]) -> dict[str, Element]:
+    walked: dict[str, set[Element | None]] = {}
     for node in ast.walk(fn):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) \
-                and isinstance(node.target, ast.Name):
-            it = node.iter
-            source = it.id if isinstance(it, ast.Name) and it.id in params else None
-            walked.setdefault(node.target.id, set()).add(source)
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            for var, element in _walked(node.target, node.iter, params):
+                walked.setdefault(var, set()).add(element)
     return {var: src for var, sources in walked.items() if len(sources) == 1
             for src in sources if src is not None and var not in params}
 
@@ -103,8 +137,7 @@ def element_of(node: ast.AST, scope: Scope) -> Element | None:
     """The parameter ``node`` is an element of: ``x`` of ``for x in q``, ``q[i]``, or
     ``q[i] + q[j]``; None otherwise."""
     if isinstance(node, ast.Name):
-        walked = scope.loops.get(node.id)
-        return Element(walked, False) if walked is not None else None
+        return scope.loops.get(node.id)
     if isinstance(node, ast.Subscript):
         value = node.value
         if isinstance(value, ast.Name) and value.id in scope.params \
@@ -116,11 +149,80 @@ def element_of(node: ast.AST, scope: Scope) -> Element | None:
     return None
 
 
-def never_read(scope: Scope, name: str) -> bool:
-    """Whether ``name`` is a parameter of the function that nothing in it reads."""
-    return name in scope.params and not any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-        for n in ast.walk(scope.fn))
+#: Calls that give only a number.
+_NUMBER_RESULTS = frozenset({"len", "abs", "sum", "round", "int", "float", "ord"})
+_COMPUTED = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+_MOVED = (ast.Return, ast.Yield, ast.Expr, ast.Assign, ast.AnnAssign, ast.UnaryOp,
+          ast.BoolOp, ast.IfExp, ast.FormattedValue)
+#: Builtins a packed ``[a, b]`` or ``(a, b)`` of numbers may be given to.
+_OF_VALUES = frozenset({"sorted", "min", "max", "sum", "len", "set", "list", "tuple",
+                        "reversed"})
 
 
-__all__ = ["Element", "Scope", "element_of", "never_read"]
+def _number_only(node: ast.AST) -> bool:
+    """A number literal, ``-x``, ``len(...)`` and the like, ``n - 1``, ``x / 2``."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, (ast.USub, ast.UAdd))
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id in _NUMBER_RESULTS
+    return isinstance(node, ast.BinOp) and isinstance(
+        node.op, (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow))
+
+
+def _numeric(node: ast.AST) -> bool:
+    """Whether this expression can only be a number: a number literal, ``-x``, ``len(...)``
+    and the like, or arithmetic no string or list has (``n - 1``, ``x / 2``), or holds one
+    (``(n - 1) * d``), and no string or list (``"ab" * 2``). ``p + q`` alone joins strings
+    and lists too. Iterative: a version's sum may be thousands of terms long."""
+    stack, number = [node], False
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.List, ast.ListComp, ast.Tuple, ast.JoinedStr)) or (
+                isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))):
+            return False
+        number = number or _number_only(node)
+        if isinstance(node, ast.BinOp):
+            stack += [node.left, node.right]
+    return number
+
+
+def _plain_read(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether this read moves the value (returned, assigned, packed in a tuple or list that
+    is itself moved or sorted, summed...), compares it (not ``in``), computes with it
+    (``- * / // % **``, or ``+`` with what can only be a number) or takes the least or
+    greatest of several values (``max(a, b)``): uses any number serves."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Compare):
+        return not any(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
+    if isinstance(parent, ast.BinOp):
+        other = parent.right if parent.left is node else parent.left
+        return isinstance(parent.op, _COMPUTED) and (
+            not isinstance(parent.op, ast.Add) or _numeric(other))
+    if isinstance(parent, (ast.Tuple, ast.List)):
+        return _plain_read(parent, parents)
+    if isinstance(parent, ast.Call):
+        func = parent.func
+        packed = isinstance(node, (ast.Tuple, ast.List))
+        return isinstance(func, ast.Name) and node in parent.args and not parent.keywords \
+            and (func.id in _OF_VALUES if packed
+                 else func.id in ("min", "max") and len(parent.args) > 1)
+    if isinstance(parent, ast.AugAssign):
+        return parent.value is node
+    return isinstance(parent, _MOVED)
+
+
+def only_plain(scope: Scope, names: tuple[str, ...]) -> bool:
+    """Whether ``names[0]`` is a parameter of the function and every read of it and of its
+    other ``names`` (aliases) is plain (:func:`_plain_read`): nothing asks more of its type
+    than a number gives, so a number is a fair value for it. True when nothing reads it."""
+    if names[0] not in scope.params:
+        return False
+    parents = {id(child): parent for parent in ast.walk(scope.fn)
+               for child in ast.iter_child_nodes(parent)}
+    return all(_plain_read(n, parents) for n in ast.walk(scope.fn)
+               if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load))
+
+
+__all__ = ["Element", "Scope", "element_of", "only_plain"]

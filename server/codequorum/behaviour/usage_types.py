@@ -7,24 +7,34 @@ Each use is a vote for a kind, and the strongest kind any version's use asks for
   ``{**p}``, ``f(**p)``;
 - a string: ``p.lower()``, ``p.split()``, ``p.startswith(...)`` and the other ``str``
   methods no list has, ``p + "..."``, an f-string or ``%`` format of it, ``p == "..."``,
-  ``p in "..."``, an argument of a ``str``-only method (``s.replace(p, ...)``,
+  ``p in "..."``, ``ord(p)``, an argument of a ``str``-only method (``s.replace(p, ...)``,
   ``s.split(p)``, ``s.strip(p)``...) or of ``re.findall(pattern, p)`` and the other
   :mod:`re` functions and compiled-pattern methods;
 - a list: ``p[i]``, ``p[a:b]``, ``len(p)``, ``for x in p``, ``x in p``, ``f(*p)``,
-  ``p.append`` and the other list methods, ``sorted(p)``, ``sum(p)``, ``map(f, p)``,
-  ``filter(f, p)``, ``Counter(p)``, ``heapq.heapify(p)``, ``heapq.nlargest(k, p)``...;
+  ``p.append`` and the other list methods, ``xs.extend(p)``, ``sorted(p)``, ``sum(p)``,
+  ``map(f, p)``, ``filter(f, p)``, ``Counter(p)``, ``heapq.heapify(p)``,
+  ``heapq.nlargest(k, p)``, ``itertools.combinations(p, k)`` and its kin...;
 - a number: arithmetic with it (``p + 1``, ``p * q``, ``-p``; not ``p + q``, which joins
-  strings and lists too), a comparison with a number or with ``len(...)``, ``range(p)``,
-  ``int(p)``, ``str(p)``, ``[0] * p``, a slice bound ``x[:p]``, ``k`` in
-  ``heapq.nlargest(k, ...)``; a float when it meets a float literal or true division, or in
-  ``float(p)``, ``math.isnan(p)``;
-- an element of another parameter ``q`` (an ``int`` for a list, a ``str`` for a string or
-  a mapping's key): ``p`` compared with ``x`` of ``for x in q``, with ``q[i]`` or
-  ``q[i] + q[j]``, or ``p in q``;
-- a number too for a parameter no version reads at all: its value cannot matter.
+  strings and lists too), a comparison with a number or with ``len(...)``, ``abs(...)``,
+  ``sum(...)``, ``range(p)``, ``int(p)``, ``str(p)``, ``[0] * p``, a slice bound ``x[:p]``,
+  an index ``x[p]`` of what is no parameter (a lambda's item), ``k`` in
+  ``heapq.nlargest(k, ...)`` or ``combinations(xs, k)``; a float when it meets a float
+  literal or true division, or in ``float(p)``, ``math.isnan(p)``, ``math.radians(p)``,
+  ``sin(p)`` and the other functions of a real;
+- an element of another parameter ``q`` (an ``int`` for a list, a ``str`` for a string, a
+  mapping's key or value): ``p`` compared with ``x`` of ``for x in q`` (also ``k, v`` of
+  ``q.items()``, ``x`` of ``enumerate(q)``), with ``q[i]`` or ``q[i] + q[j]``, or ``p in
+  q``, ``q.count(p)``, ``q.index(p)``, ``q.append(p)``, ``q.insert(i, p)``;
+- a sum is what its terms are: ``tuple(a + b)`` asks a sequence of both.
+
+Where no use asks for a kind, a parameter that every version only moves (returns, assigns,
+packs), compares and computes with (``+`` only beside what can only be a number: ``a + b``
+alone joins strings and lists too), or never reads, is a number: nothing in the versions
+asks more of it (``swap_numbers(a, b)``, ``check_isosceles(x, y, z)``). One read passed to an
+unknown function or an unknown method keeps it unknown.
 
 The result is a ``test_inputs.TypeSpec`` (``("list", ("int",))``), or None when the
-versions do nothing telling with it (a parameter only passed to an unknown function).
+versions do nothing telling with it.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from codequorum.behaviour.usage_scope import Element, Scope, element_of, never_read
+from codequorum.behaviour.usage_scope import Element, Scope, element_of, only_plain
 
 Spec = tuple[Any, ...]
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -60,7 +70,18 @@ _SEQUENCE_CALLS = frozenset({"len", "sorted", "sum", "min", "max", "list", "tupl
                              "enumerate", "reversed", "any", "all", "zip", "iter", "aiter"})
 _NUMBER_CALLS = frozenset({"range", "abs", "round", "divmod", "math.sqrt", "math.floor",
                            "math.ceil", "math.log", "bin", "hex", "chr", "int"})
-_FLOAT_CALLS = frozenset({"float", "math.isnan", "math.isinf", "math.isfinite"})
+#: Math functions of an angle or a real (also imported bare: ``from math import sin``).
+_REAL_FUNCTIONS = ("radians", "degrees", "sin", "cos", "tan", "asin", "acos", "atan",
+                   "atan2", "exp", "hypot")
+_FLOAT_CALLS = frozenset({"float", "math.isnan", "math.isinf", "math.isfinite",
+                          *_REAL_FUNCTIONS, *(f"math.{f}" for f in _REAL_FUNCTIONS)})
+#: Calls that give a number, which a parameter compared with them is too.
+_NUMBER_RESULTS = frozenset({"len", "abs", "sum", "round", "int", "ord", "math.floor",
+                             "math.ceil"})
+#: Methods whose argument (at that position) is an element of the receiver:
+#: ``q.count(p)``, ``q.insert(i, p)``.
+_ELEMENT_ARGS = {"count": 0, "index": 0, "remove": 0, "append": 0, "insert": 1}
+_SELECTIONS = ("combinations", "combinations_with_replacement", "permutations")
 _RE_SEARCH = ("str", "str")
 _RE_SUB = ("str", None, "str")
 #: Calls whose argument at a position asks for a kind (None: nothing telling).
@@ -69,7 +90,8 @@ _ARGUMENT_KINDS: dict[str, tuple[str | None, ...]] = {
     "Counter": ("list",), "collections.Counter": ("list",),
     "heapq.heapify": ("list",), "heapq.heappop": ("list",),
     "heapq.nlargest": ("int", "list"), "heapq.nsmallest": ("int", "list"),
-    "str": ("int",), "re.compile": ("str",),
+    "str": ("int",), "ord": ("str",), "re.compile": ("str",),
+    **{name: ("list", "int") for f in _SELECTIONS for name in (f, f"itertools.{f}")},
     **{f"re.{f}": _RE_SEARCH for f in ("findall", "finditer", "search", "match",
                                        "fullmatch", "split")},
     "re.sub": _RE_SUB, "re.subn": _RE_SUB,
@@ -85,6 +107,20 @@ _SPECS: dict[str, Spec] = {"int": ("int",), "float": ("float",), "list": ("list"
 
 def _is(node: ast.AST | None, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
+
+
+def _holds(node: ast.AST | None, name: str) -> bool:
+    """``name`` itself or one of the terms of a sum (``a + b``): a sum is what its terms
+    are, so ``tuple(a + b)`` asks a sequence of both. Iterative: a sum may be thousands of
+    terms long."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            stack += [node.left, node.right]
+        elif _is(node, name):
+            return True
+    return False
 
 
 def _called_name(node: ast.Call) -> str:
@@ -109,8 +145,10 @@ def _constant_kind(node: ast.AST) -> str | None:
 
 
 def _binop_votes(node: ast.BinOp, name: str) -> Iterable[str]:
+    """What ``name``, or a term of a sum standing as an operand (``(a + b) / 2``), is asked
+    by this operation."""
     for mine, other in ((node.left, node.right), (node.right, node.left)):
-        if not _is(mine, name):
+        if not _holds(mine, name):
             continue
         repeats = isinstance(node.op, ast.Mult)  # ``"-" * p``, ``[0] * p``
         if isinstance(other, (ast.Constant, ast.JoinedStr)) and isinstance(
@@ -155,7 +193,7 @@ def _pair_votes(op: ast.cmpop, other: ast.AST, on_left: bool) -> Iterator[str]:
         return
     elif (kind := _constant_kind(other)) is not None:
         yield kind
-    elif isinstance(other, ast.Call) and _called_name(other) == "len":
+    elif isinstance(other, ast.Call) and _called_name(other) in _NUMBER_RESULTS:
         yield "int"
 
 
@@ -163,9 +201,9 @@ def _compare_votes(node: ast.Compare, name: str) -> Iterator[str]:
     operands = [node.left, *node.comparators]
     for i, op in enumerate(node.ops):
         left, right = operands[i], operands[i + 1]
-        if _is(left, name):
+        if _holds(left, name):
             yield from _pair_votes(op, right, True)
-        if _is(right, name):
+        if _holds(right, name):
             yield from _pair_votes(op, left, False)
 
 
@@ -206,7 +244,7 @@ def _argument_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
     for i, arg in enumerate(node.args):
         if isinstance(arg, ast.Starred) and _is(arg.value, name):
             yield "list"
-        elif _is(arg, name) and i < len(kinds) and kinds[i] is not None:
+        elif _holds(arg, name) and i < len(kinds) and kinds[i] is not None:
             yield str(kinds[i])
     if any(k.arg is None and _is(k.value, name) for k in node.keywords):
         yield "dict"
@@ -214,8 +252,10 @@ def _argument_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
 
 def _call_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
     yield from _argument_votes(node, name, scope)
-    if any(_is(a, name) for a in node.args):
+    if any(_holds(a, name) for a in node.args):
         called = _called_name(node)
+        if called in ("min", "max") and len(node.args) > 1:
+            return  # ``max(a, b)`` takes the values themselves
         if called in _SEQUENCE_CALLS:
             yield "list"
         elif called in _NUMBER_CALLS:
@@ -229,6 +269,19 @@ def _slice_bound(node: ast.AST, name: str) -> bool:
         _is(b, name) for b in (node.lower, node.upper, node.step))
 
 
+def _index_of_other(node: ast.AST, name: str, scope: Scope) -> bool:
+    """``x[p]`` where ``x`` is no parameter (a lambda's item, a local list): ``p`` is an
+    index. A parameter's ``q[p]`` says nothing: ``q`` may be a mapping."""
+    return isinstance(node, ast.Subscript) and _is(node.slice, name) and not (
+        isinstance(node.value, ast.Name) and node.value.id in scope.params)
+
+
+def _extended_by(node: ast.AST, name: str) -> bool:
+    """``xs.extend(p)``: ``p`` is a sequence."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr == "extend" and len(node.args) == 1 and _is(node.args[0], name)
+
+
 def _votes(node: ast.AST, name: str, scope: Scope) -> Iterable[str]:
     """The kinds one node's use of ``name`` asks for."""
     if isinstance(node, ast.Attribute) and _is(node.value, name):
@@ -240,8 +293,10 @@ def _votes(node: ast.AST, name: str, scope: Scope) -> Iterable[str]:
             yield "list"
     elif _indexed_or_iterated(node, name):
         yield "list"
-    elif _slice_bound(node, name):
+    elif _slice_bound(node, name) or _index_of_other(node, name, scope):
         yield "int"
+    elif _extended_by(node, name):
+        yield "list"
     elif isinstance(node, ast.Compare):
         yield from _compare_votes(node, name)
     elif isinstance(node, ast.Call):
@@ -258,9 +313,22 @@ def _votes(node: ast.AST, name: str, scope: Scope) -> Iterable[str]:
         yield _number_kind(node.value)
 
 
+def _method_peer(node: ast.Call, name: str, scope: Scope) -> Iterator[Element]:
+    """``q.count(p)``, ``q.index(p)``, ``q.remove(p)``, ``q.append(p)``, ``q.insert(i,
+    p)``: ``p`` is an element of parameter ``q``."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id in scope.params and func.value.id != name \
+            and (at := _ELEMENT_ARGS.get(func.attr)) is not None \
+            and len(node.args) > at and _is(node.args[at], name):
+        yield Element(func.value.id, False)
+
+
 def _peers(node: ast.AST, name: str, scope: Scope) -> Iterator[Element]:
     """The parameters ``name`` is an element of at this node: ``p == x`` for ``x`` of
-    ``for x in q``, ``p < q[i]``, ``p in q``."""
+    ``for x in q``, ``p < q[i]``, ``p in q``, ``q.count(p)``."""
+    if isinstance(node, ast.Call):
+        yield from _method_peer(node, name, scope)
     if not isinstance(node, ast.Compare):
         return
     operands = [node.left, *node.comparators]
@@ -297,16 +365,20 @@ def _own_kind(scopes: list[Scope], name: str) -> str:
 
 
 def usage_spec(functions: Iterable[FunctionNode], name: str) -> Spec | None:
-    """The type the uses of parameter ``name`` in ``functions`` (the versions) ask for."""
+    """The type the uses of parameter ``name`` in ``functions`` (the versions) ask for; a
+    number where no use asks for a type and every version only moves, compares and
+    computes with it (:func:`usage_scope.only_plain`), or never reads it."""
     scopes = [Scope.of(fn) for fn in functions]
-    if scopes and all(never_read(scope, name) for scope in scopes):
-        return _SPECS["int"]
     own = _own_kind(scopes, name)
     peers = {peer for scope in scopes for held in (name, *scope.aliases_of(name))
              for node in ast.walk(scope.fn) for peer in _peers(node, held, scope)}
     elements = [_element_kind(_own_kind(scopes, peer.param), peer.indexed)
                 for peer in sorted(peers)]
-    return _SPECS.get(_strongest(k for k in (own, *elements) if k))
+    spec = _SPECS.get(_strongest(k for k in (own, *elements) if k))
+    if spec is None and scopes and all(only_plain(scope, (name, *scope.aliases_of(name)))
+                                       for scope in scopes):
+        return _SPECS["int"]
+    return spec
 
 
 __all__ = ["usage_spec"]
