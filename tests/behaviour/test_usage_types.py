@@ -246,6 +246,13 @@ def test_known_functions_ask_for_their_arguments_types() -> None:
     assert _spec("return ord(p)") == STR
     assert _spec("return list(combinations_with_replacement(xs, p))", params="xs, p") == INT
     assert _spec("return list(itertools.permutations(p, 2))") == LIST
+    # more-itertools' ``pairwise(iterable)`` and ``batched(iterable, n)``
+    assert _spec("a, b = tee(p)\nnext(b, None)\nreturn zip(a, b)") == LIST
+    assert _spec("it = iter(xs)\nreturn tuple(islice(it, p))", params="xs, p") == INT
+    assert _spec("return statistics.median(p)") == LIST
+    assert _spec("return zip(*tee(xs, p))", params="xs, p") == INT
+    assert _spec("return sorted(random.sample(range(9), p))") == INT
+    assert _spec("return functools.reduce(operator.add, p)") == LIST
     assert _spec("return math.radians(p)") == ("float",)
     assert _spec("return sin(p)") == ("float",)
     assert _spec("return abs(xs[0] - xs[1]) == p", params="xs, p") == INT

@@ -13,14 +13,15 @@ Each use is a vote for a kind, and the strongest kind any version's use asks for
 - a list: ``p[i]``, ``p[a:b]``, ``len(p)``, ``for x in p``, ``x in p``, ``f(*p)``,
   ``p.append`` and the other list methods, ``xs.extend(p)``, ``sorted(p)``, ``sum(p)``,
   ``map(f, p)``, ``filter(f, p)``, ``Counter(p)``, ``heapq.heapify(p)``,
-  ``heapq.nlargest(k, p)``, ``itertools.combinations(p, k)`` and its kin...;
+  ``heapq.nlargest(k, p)``, ``itertools.combinations(p, k)``, ``tee(p)``, ``islice(p, n)``,
+  ``statistics.mean(p)``, ``reduce(f, p)`` and their kin...;
 - a number: arithmetic with it (``p + 1``, ``p * q``, ``-p``; not ``p + q``, which joins
   strings and lists too), a comparison with a number or with ``len(...)``, ``abs(...)``,
   ``sum(...)``, ``range(p)``, ``int(p)``, ``str(p)``, ``[0] * p``, a slice bound ``x[:p]``,
   an index ``x[p]`` of what is no parameter (a lambda's item), ``k`` in
-  ``heapq.nlargest(k, ...)`` or ``combinations(xs, k)``; a float when it meets a float
-  literal or true division, or in ``float(p)``, ``math.isnan(p)``, ``math.radians(p)``,
-  ``sin(p)`` and the other functions of a real;
+  ``heapq.nlargest(k, ...)``, ``combinations(xs, k)`` or ``islice(xs, k)``; a float when it
+  meets a float literal or true division, or in ``float(p)``, ``math.isnan(p)``,
+  ``math.radians(p)``, ``sin(p)`` and the other functions of a real;
 - an element of another parameter ``q`` (an ``int`` for a list, a ``str`` for a string, a
   mapping's key or value): ``p`` compared with ``x`` of ``for x in q`` (also ``k, v`` of
   ``q.items()``, ``x`` of ``enumerate(q)``), with ``q[i]`` or ``q[i] + q[j]``, or ``p in
@@ -81,7 +82,22 @@ _NUMBER_RESULTS = frozenset({"len", "abs", "sum", "round", "int", "ord", "math.f
 #: Methods whose argument (at that position) is an element of the receiver:
 #: ``q.count(p)``, ``q.insert(i, p)``.
 _ELEMENT_ARGS = {"count": 0, "index": 0, "remove": 0, "append": 0, "insert": 1}
-_SELECTIONS = ("combinations", "combinations_with_replacement", "permutations")
+#: Functions of :mod:`itertools`, :mod:`statistics`, :mod:`collections`, :mod:`functools`
+#: and :mod:`random` and the kinds of their arguments, also imported bare (``from itertools
+#: import tee``).
+_LIBRARY_KINDS: dict[str, tuple[str | None, ...]] = {
+    **{f: ("list", "int") for f in ("combinations", "combinations_with_replacement",
+                                    "permutations", "batched", "tee", "sample")},
+    **{f: ("list",) for f in ("cycle", "accumulate", "groupby", "pairwise", "deque",
+                              "mean", "median", "mode", "stdev", "variance", "fmean",
+                              "multimode", "pstdev", "pvariance", "choice", "shuffle",
+                              "choices")},
+    **{f: ("list",) * 4 for f in ("chain", "zip_longest", "product")},
+    "islice": ("list", "int", "int", "int"), "compress": ("list", "list"),
+    "starmap": (None, "list"), "reduce": (None, "list"), "dropwhile": (None, "list"),
+    "takewhile": (None, "list"), "filterfalse": (None, "list"),
+}
+_LIBRARY_MODULES = ("itertools", "statistics", "collections", "functools", "random")
 _RE_SEARCH = ("str", "str")
 _RE_SUB = ("str", None, "str")
 #: Calls whose argument at a position asks for a kind (None: nothing telling).
@@ -91,7 +107,9 @@ _ARGUMENT_KINDS: dict[str, tuple[str | None, ...]] = {
     "heapq.heapify": ("list",), "heapq.heappop": ("list",),
     "heapq.nlargest": ("int", "list"), "heapq.nsmallest": ("int", "list"),
     "str": ("int",), "ord": ("str",), "re.compile": ("str",),
-    **{name: ("list", "int") for f in _SELECTIONS for name in (f, f"itertools.{f}")},
+    **_LIBRARY_KINDS,
+    **{f"{module}.{f}": kinds for f, kinds in _LIBRARY_KINDS.items()
+       for module in _LIBRARY_MODULES},
     **{f"re.{f}": _RE_SEARCH for f in ("findall", "finditer", "search", "match",
                                        "fullmatch", "split")},
     "re.sub": _RE_SUB, "re.subn": _RE_SUB,
