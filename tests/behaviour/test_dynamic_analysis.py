@@ -731,6 +731,21 @@ def test_versions_with_no_hint_run_on_types_their_use_implies() -> None:
     assert all(o is not None and o[1] is None for row in report.outcomes for o in row)
 
 
+def test_versions_that_only_compare_their_parameters_run_on_numbers_and_part() -> None:
+    """MBPP's ``check_isosceles(x, y, z)``: no hint, no example, and nothing in the versions
+    asks more of a parameter than a number gives. It ran on nothing, and got no risk; now
+    the chained equality that checks for an equilateral triangle is caught."""
+    codes = ["def check_isosceles(x, y, z):\n    return x == y or y == z or x == z\n",
+             "def check_isosceles(x, y, z):\n    return x == y == z\n"]
+    report = run_dynamic(VersionSet.from_codes("t_327", codes, entry_point="check_isosceles"),
+                         DynamicOptions(jobs=2, hypothesis_examples=6, scaling=False))
+    assert {i["origin"] for i in report.inputs} == {"edge", "usage"}
+    assert "check_isosceles(0, 1, 1)" in [i["label"] for i in report.inputs]
+    [divergent] = [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
+    assert divergent.message == ("versions 1 and 2 disagree on check_isosceles(0, 1, 1): "
+                                 "True vs False")
+
+
 def test_growth_rests_on_fuel_where_the_portable_sandbox_ran() -> None:
     # the portable sandbox meters one untraced call per input (an empty call's taken off)
     code = "def f(xs):\n    return sorted(xs)\n"
