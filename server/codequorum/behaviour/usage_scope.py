@@ -194,14 +194,14 @@ def _plain_read(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     (``- * / // % **``, or ``+`` with what can only be a number) or takes the least or
     greatest of several values (``max(a, b)``): uses any number serves."""
     parent = parents.get(id(node))
+    while isinstance(parent, (ast.Tuple, ast.List)):  # packed: what is done with the pack
+        node, parent = parent, parents.get(id(parent))
     if isinstance(parent, ast.Compare):
         return not any(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
     if isinstance(parent, ast.BinOp):
         other = parent.right if parent.left is node else parent.left
         return isinstance(parent.op, _COMPUTED) and (
             not isinstance(parent.op, ast.Add) or _numeric(other))
-    if isinstance(parent, (ast.Tuple, ast.List)):
-        return _plain_read(parent, parents)
     if isinstance(parent, ast.Call):
         func = parent.func
         packed = isinstance(node, (ast.Tuple, ast.List))
