@@ -252,6 +252,11 @@ def test_known_functions_ask_for_their_arguments_types() -> None:
     assert _spec("return statistics.median(p)") == LIST
     assert _spec("return zip(*tee(xs, p))", params="xs, p") == INT
     assert _spec("return sorted(random.sample(range(9), p))") == INT
+    # imported bare (``from heapq import heappush``, ``from math import gcd``)
+    assert _spec("heappush(p, 3)\nreturn p") == LIST
+    assert _spec("return nlargest(p, xs)", params="p, xs") == INT
+    assert _spec("return gcd(p, 12)") == INT and _spec("return math.isqrt(p)") == INT
+    assert _spec("return prod(p)") == LIST
     assert _spec("return functools.reduce(operator.add, p)") == LIST
     assert _spec("return math.radians(p)") == ("float",)
     assert _spec("return sin(p)") == ("float",)

@@ -14,14 +14,16 @@ Each use is a vote for a kind, and the strongest kind any version's use asks for
   ``p.append`` and the other list methods, ``xs.extend(p)``, ``sorted(p)``, ``sum(p)``,
   ``map(f, p)``, ``filter(f, p)``, ``Counter(p)``, ``heapq.heapify(p)``,
   ``heapq.nlargest(k, p)``, ``itertools.combinations(p, k)``, ``tee(p)``, ``islice(p, n)``,
-  ``statistics.mean(p)``, ``reduce(f, p)`` and their kin...;
+  ``statistics.mean(p)``, ``reduce(f, p)``, ``math.prod(p)`` and their kin, by their
+  module's name or bare...;
 - a number: arithmetic with it (``p + 1``, ``p * q``, ``-p``; not ``p + q``, which joins
   strings and lists too), a comparison with a number or with ``len(...)``, ``abs(...)``,
-  ``sum(...)``, ``range(p)``, ``int(p)``, ``str(p)``, ``[0] * p``, a slice bound ``x[:p]``,
-  an index ``x[p]`` of what is no parameter (a lambda's item), ``k`` in
-  ``heapq.nlargest(k, ...)``, ``combinations(xs, k)`` or ``islice(xs, k)``; a float when it
-  meets a float literal or true division, or in ``float(p)``, ``math.isnan(p)``,
-  ``math.radians(p)``, ``sin(p)`` and the other functions of a real;
+  ``sum(...)``, ``range(p)``, ``int(p)``, ``str(p)``, ``gcd(p, q)``, ``math.isqrt(p)``,
+  ``[0] * p``, a slice bound ``x[:p]``, an index ``x[p]`` of what is no parameter (a
+  lambda's item), ``k`` in ``heapq.nlargest(k, ...)``, ``combinations(xs, k)`` or
+  ``islice(xs, k)``; a float when it meets a float literal or true division, or in
+  ``float(p)``, ``math.isnan(p)``, ``math.radians(p)``, ``sin(p)`` and the other functions
+  of a real;
 - an element of another parameter ``q`` (an ``int`` for a list, a ``str`` for a string, a
   mapping's key or value): ``p`` compared with ``x`` of ``for x in q`` (also ``k, v`` of
   ``q.items()``, ``x`` of ``enumerate(q)``), with ``q[i]`` or ``q[i] + q[j]``, or ``p in
@@ -69,8 +71,11 @@ _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "sort", "reverse
                            "index", "count", "copy", "clear"})
 _SEQUENCE_CALLS = frozenset({"len", "sorted", "sum", "min", "max", "list", "tuple", "set",
                              "enumerate", "reversed", "any", "all", "zip", "iter", "aiter"})
-_NUMBER_CALLS = frozenset({"range", "abs", "round", "divmod", "math.sqrt", "math.floor",
-                           "math.ceil", "math.log", "bin", "hex", "chr", "int"})
+#: Functions of :mod:`math` that take integers or reals (also imported bare).
+_MATH_NUMBERS = ("sqrt", "floor", "ceil", "isqrt", "gcd", "lcm", "comb", "perm", "factorial",
+                 "log2", "log10", "trunc")
+_NUMBER_CALLS = frozenset({"range", "abs", "round", "divmod", "math.log", "bin", "hex", "chr",
+                           "int", *_MATH_NUMBERS, *(f"math.{f}" for f in _MATH_NUMBERS)})
 #: Math functions of an angle or a real (also imported bare: ``from math import sin``).
 _REAL_FUNCTIONS = ("radians", "degrees", "sin", "cos", "tan", "asin", "acos", "atan",
                    "atan2", "exp", "hypot")
@@ -82,41 +87,42 @@ _NUMBER_RESULTS = frozenset({"len", "abs", "sum", "round", "int", "ord", "math.f
 #: Methods whose argument (at that position) is an element of the receiver:
 #: ``q.count(p)``, ``q.insert(i, p)``.
 _ELEMENT_ARGS = {"count": 0, "index": 0, "remove": 0, "append": 0, "insert": 1}
-#: Functions of :mod:`itertools`, :mod:`statistics`, :mod:`collections`, :mod:`functools`
-#: and :mod:`random` and the kinds of their arguments, also imported bare (``from itertools
-#: import tee``).
-_LIBRARY_KINDS: dict[str, tuple[str | None, ...]] = {
-    **{f: ("list", "int") for f in ("combinations", "combinations_with_replacement",
-                                    "permutations", "batched", "tee", "sample")},
-    **{f: ("list",) for f in ("cycle", "accumulate", "groupby", "pairwise", "deque",
-                              "mean", "median", "mode", "stdev", "variance", "fmean",
-                              "multimode", "pstdev", "pvariance", "choice", "shuffle",
-                              "choices")},
-    **{f: ("list",) * 4 for f in ("chain", "zip_longest", "product")},
-    "islice": ("list", "int", "int", "int"), "compress": ("list", "list"),
-    "starmap": (None, "list"), "reduce": (None, "list"), "dropwhile": (None, "list"),
-    "takewhile": (None, "list"), "filterfalse": (None, "list"),
+_LIST, _LIST_COUNT = ("list",), ("list", "int")
+#: Standard-library functions and the kinds of their arguments, per module; each is known
+#: by its module's name (``itertools.tee``) and bare (``from itertools import tee``).
+_LIBRARY: dict[str, dict[str, tuple[str | None, ...]]] = {
+    "itertools": {
+        **{f: _LIST_COUNT for f in ("combinations", "combinations_with_replacement",
+                                    "permutations", "batched", "tee")},
+        **{f: _LIST for f in ("cycle", "accumulate", "groupby", "pairwise")},
+        **{f: _LIST * 4 for f in ("chain", "zip_longest", "product")},
+        "islice": ("list", "int", "int", "int"), "compress": ("list", "list"),
+        **{f: (None, "list") for f in ("starmap", "dropwhile", "takewhile", "filterfalse")},
+    },
+    "statistics": {f: _LIST for f in ("mean", "median", "mode", "stdev", "variance",
+                                      "fmean", "multimode", "pstdev", "pvariance")},
+    "collections": {"deque": _LIST, "Counter": _LIST},
+    "functools": {"reduce": (None, "list")},
+    "random": {"sample": _LIST_COUNT, "choice": _LIST, "shuffle": _LIST, "choices": _LIST},
+    "heapq": {"heapify": _LIST, "heappop": _LIST, "heappush": _LIST, "heappushpop": _LIST,
+              "nlargest": ("int", "list"), "nsmallest": ("int", "list")},
+    "math": {"prod": _LIST, "fsum": _LIST},
 }
-_LIBRARY_MODULES = ("itertools", "statistics", "collections", "functools", "random")
 _RE_SEARCH = ("str", "str")
 _RE_SUB = ("str", None, "str")
 #: Calls whose argument at a position asks for a kind (None: nothing telling).
 _ARGUMENT_KINDS: dict[str, tuple[str | None, ...]] = {
     "map": (None, "list", "list", "list"), "filter": (None, "list"),
-    "Counter": ("list",), "collections.Counter": ("list",),
-    "heapq.heapify": ("list",), "heapq.heappop": ("list",),
-    "heapq.nlargest": ("int", "list"), "heapq.nsmallest": ("int", "list"),
     "str": ("int",), "ord": ("str",), "re.compile": ("str",),
-    **_LIBRARY_KINDS,
-    **{f"{module}.{f}": kinds for f, kinds in _LIBRARY_KINDS.items()
-       for module in _LIBRARY_MODULES},
+    **{name: kinds for module, functions in _LIBRARY.items() for f, kinds in functions.items()
+       for name in (f, f"{module}.{f}")},
     **{f"re.{f}": _RE_SEARCH for f in ("findall", "finditer", "search", "match",
                                        "fullmatch", "split")},
     "re.sub": _RE_SUB, "re.subn": _RE_SUB,
 }
 #: Calls that take a count first; their iterable is told only after a literal count, since
 #: a version may swap the two (``heapq.nlargest(nums, k)``), and a list would outrank ``k``.
-_COUNT_FIRST = frozenset({"heapq.nlargest", "heapq.nsmallest"})
+_COUNT_FIRST = frozenset({"heapq.nlargest", "heapq.nsmallest", "nlargest", "nsmallest"})
 #: The kinds in the order a stronger use overrides a weaker one.
 _RANK = {"int": 1, "float": 2, "list": 3, "str": 4, "dict": 5}
 _SPECS: dict[str, Spec] = {"int": ("int",), "float": ("float",), "list": ("list", ("int",)),
