@@ -201,6 +201,7 @@ def test_a_parameter_only_moved_compared_or_computed_with_is_a_number() -> None:
     assert _spec("return sorted([a, b, c])[1]", name="b", params="a, b, c") == INT
     assert _spec("return max(a, b)", name="a", params="a, b") == INT
     assert _spec("cur = p\nreturn cur if cur > 0 else -cur") == INT
+    assert _spec("print(p)\nreturn repr(p)") == INT  # any value goes
     # ``+`` alone joins strings and lists: a number only beside what can only be one
     assert _spec("return a + b + c", name="a", params="a, b, c") is None
     assert _spec("return a + len(b)", name="a", params="a, b") == INT
@@ -266,3 +267,10 @@ def test_known_functions_ask_for_their_arguments_types() -> None:
 def test_an_index_into_something_not_a_parameter_is_a_number() -> None:
     assert _spec("return sorted(xs, key=lambda x: x[p])", params="xs, p") == INT
     assert _spec("return d[p]", params="d, p") is None  # ``d`` may be a mapping
+
+
+def test_a_type_checked_with_isinstance_is_one_the_version_handles() -> None:
+    assert _spec("if isinstance(p, str):\n    return 1\nreturn 0") == STR
+    assert _spec("return isinstance(p, (int, float)) and p > 0") == ("float",)
+    assert _spec("return isinstance(p, tuple)") == LIST
+    assert _spec("return isinstance(p, Path)") is None  # a class it does not draw

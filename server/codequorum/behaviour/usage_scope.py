@@ -154,6 +154,8 @@ _NUMBER_RESULTS = frozenset({"len", "abs", "sum", "round", "int", "float", "ord"
 _COMPUTED = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 _MOVED = (ast.Return, ast.Yield, ast.Expr, ast.Assign, ast.AnnAssign, ast.UnaryOp,
           ast.BoolOp, ast.IfExp, ast.FormattedValue)
+#: Builtins any value may be given to.
+_ANY_VALUE = frozenset({"print", "repr", "bool", "id", "hash", "type"})
 #: Builtins a packed ``[a, b]`` or ``(a, b)`` of numbers may be given to.
 _OF_VALUES = frozenset({"sorted", "min", "max", "sum", "len", "set", "list", "tuple",
                         "reversed"})
@@ -188,11 +190,23 @@ def _numeric(node: ast.AST) -> bool:
     return number
 
 
+def _plain_argument(node: ast.AST, call: ast.Call) -> bool:
+    """An argument any number serves: of ``print``, ``repr`` and the like, a pack given to
+    ``sorted``, ``sum`` and the like, or one of several values of ``min``/``max``."""
+    func = call.func
+    if not isinstance(func, ast.Name) or node not in call.args or call.keywords:
+        return False
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return func.id in _OF_VALUES
+    return func.id in _ANY_VALUE or (func.id in ("min", "max") and len(call.args) > 1)
+
+
 def _plain_read(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     """Whether this read moves the value (returned, assigned, packed in a tuple or list that
     is itself moved or sorted, summed...), compares it (not ``in``), computes with it
-    (``- * / // % **``, or ``+`` with what can only be a number) or takes the least or
-    greatest of several values (``max(a, b)``): uses any number serves."""
+    (``- * / // % **``, or ``+`` with what can only be a number), takes the least or
+    greatest of several values (``max(a, b)``) or gives it where any value goes
+    (``print(p)``, ``repr(p)``): uses any number serves."""
     parent = parents.get(id(node))
     while isinstance(parent, (ast.Tuple, ast.List)):  # packed: what is done with the pack
         node, parent = parent, parents.get(id(parent))
@@ -203,11 +217,7 @@ def _plain_read(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
         return isinstance(parent.op, _COMPUTED) and (
             not isinstance(parent.op, ast.Add) or _numeric(other))
     if isinstance(parent, ast.Call):
-        func = parent.func
-        packed = isinstance(node, (ast.Tuple, ast.List))
-        return isinstance(func, ast.Name) and node in parent.args and not parent.keywords \
-            and (func.id in _OF_VALUES if packed
-                 else func.id in ("min", "max") and len(parent.args) > 1)
+        return _plain_argument(node, parent)
     if isinstance(parent, ast.AugAssign):
         return parent.value is node
     return isinstance(parent, _MOVED)

@@ -274,8 +274,25 @@ def _argument_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
         yield "dict"
 
 
+#: The kind a type checked with ``isinstance(p, T)`` names.
+_TYPE_KINDS = {"int": "int", "float": "float", "str": "str", "list": "list", "tuple": "list",
+               "dict": "dict"}
+
+
+def _checked_kinds(node: ast.Call, name: str) -> Iterator[str]:
+    """``isinstance(p, str)``, ``isinstance(p, (int, float))``: the version handles that
+    type, so a value of it reaches the branch (the strongest named wins, by rank)."""
+    if _called_name(node) != "isinstance" or len(node.args) != 2 or not _is(node.args[0], name):
+        return
+    types = node.args[1]
+    for t in types.elts if isinstance(types, ast.Tuple) else [types]:
+        if isinstance(t, ast.Name) and t.id in _TYPE_KINDS:
+            yield _TYPE_KINDS[t.id]
+
+
 def _call_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
     yield from _argument_votes(node, name, scope)
+    yield from _checked_kinds(node, name)
     if any(_holds(a, name) for a in node.args):
         called = _called_name(node)
         if called in ("min", "max") and len(node.args) > 1:
