@@ -202,6 +202,8 @@ def test_a_parameter_only_moved_compared_or_computed_with_is_a_number() -> None:
     assert _spec("return max(a, b)", name="a", params="a, b") == INT
     assert _spec("cur = p\nreturn cur if cur > 0 else -cur") == INT
     assert _spec("print(p)\nreturn repr(p)") == INT  # any value goes
+    # toolz's ``check_required_args(sig)``: ``n, func, exclude, spec = sig`` unpacks it
+    assert _spec("n, func, exclude, spec = p\nreturn g(func, spec)") is None
     # ``+`` alone joins strings and lists: a number only beside what can only be one
     assert _spec("return a + b + c", name="a", params="a, b, c") is None
     assert _spec("return a + len(b)", name="a", params="a, b") == INT

@@ -149,8 +149,19 @@ def element_of(node: ast.AST, scope: Scope) -> Element | None:
     return None
 
 
-#: Calls that give only a number.
-_NUMBER_RESULTS = frozenset({"len", "abs", "sum", "round", "int", "float", "ord"})
+#: Calls that give only a number (a parameter compared with one is a number too).
+NUMBER_RESULTS = frozenset({"len", "abs", "sum", "round", "int", "float", "ord", "math.floor",
+                            "math.ceil"})
+
+
+def called_name(node: ast.Call) -> str:
+    """``f`` or ``module.f`` of a call; empty for anything else."""
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return ""
 _COMPUTED = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 _MOVED = (ast.Return, ast.Yield, ast.Expr, ast.Assign, ast.AnnAssign, ast.UnaryOp,
           ast.BoolOp, ast.IfExp, ast.FormattedValue)
@@ -168,7 +179,7 @@ def _number_only(node: ast.AST) -> bool:
     if isinstance(node, ast.UnaryOp):
         return isinstance(node.op, (ast.USub, ast.UAdd))
     if isinstance(node, ast.Call):
-        return isinstance(node.func, ast.Name) and node.func.id in _NUMBER_RESULTS
+        return called_name(node) in NUMBER_RESULTS
     return isinstance(node, ast.BinOp) and isinstance(
         node.op, (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow))
 
@@ -210,6 +221,9 @@ def _plain_read(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     parent = parents.get(id(node))
     while isinstance(parent, (ast.Tuple, ast.List)):  # packed: what is done with the pack
         node, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.Assign) and isinstance(node, ast.Name) and any(
+            isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets):
+        return False  # ``a, b = p`` unpacks it: a sequence, no number
     if isinstance(parent, ast.Compare):
         return not any(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
     if isinstance(parent, ast.BinOp):
@@ -235,4 +249,4 @@ def only_plain(scope: Scope, names: tuple[str, ...]) -> bool:
                if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load))
 
 
-__all__ = ["Element", "Scope", "element_of", "only_plain"]
+__all__ = ["NUMBER_RESULTS", "Element", "Scope", "called_name", "element_of", "only_plain"]

@@ -46,7 +46,14 @@ import ast
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from codequorum.behaviour.usage_scope import Element, Scope, element_of, only_plain
+from codequorum.behaviour.usage_scope import (
+    NUMBER_RESULTS,
+    Element,
+    Scope,
+    called_name,
+    element_of,
+    only_plain,
+)
 
 Spec = tuple[Any, ...]
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -81,9 +88,6 @@ _REAL_FUNCTIONS = ("radians", "degrees", "sin", "cos", "tan", "asin", "acos", "a
                    "atan2", "exp", "hypot")
 _FLOAT_CALLS = frozenset({"float", "math.isnan", "math.isinf", "math.isfinite",
                           *_REAL_FUNCTIONS, *(f"math.{f}" for f in _REAL_FUNCTIONS)})
-#: Calls that give a number, which a parameter compared with them is too.
-_NUMBER_RESULTS = frozenset({"len", "abs", "sum", "round", "int", "ord", "math.floor",
-                             "math.ceil"})
 #: Methods whose argument (at that position) is an element of the receiver:
 #: ``q.count(p)``, ``q.insert(i, p)``.
 _ELEMENT_ARGS = {"count": 0, "index": 0, "remove": 0, "append": 0, "insert": 1}
@@ -147,15 +151,6 @@ def _holds(node: ast.AST | None, name: str) -> bool:
     return False
 
 
-def _called_name(node: ast.Call) -> str:
-    func = node.func
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        return f"{func.value.id}.{func.attr}"
-    return ""
-
-
 def _number_kind(other: ast.AST) -> str:
     return "float" if isinstance(other, ast.Constant) and isinstance(other.value, float) \
         else "int"
@@ -217,7 +212,7 @@ def _pair_votes(op: ast.cmpop, other: ast.AST, on_left: bool) -> Iterator[str]:
         return
     elif (kind := _constant_kind(other)) is not None:
         yield kind
-    elif isinstance(other, ast.Call) and _called_name(other) in _NUMBER_RESULTS:
+    elif isinstance(other, ast.Call) and called_name(other) in NUMBER_RESULTS:
         yield "int"
 
 
@@ -235,7 +230,7 @@ def _argument_kinds(node: ast.Call, scope: Scope) -> tuple[str | None, ...]:
     """The kind each positional argument of this call asks for, where the callee is known:
     a listed function, a compiled pattern's method, a ``str``-only method."""
     func = node.func
-    if (called := _called_name(node)) in _COUNT_FIRST and node.args \
+    if (called := called_name(node)) in _COUNT_FIRST and node.args \
             and isinstance(node.args[0], ast.Name):
         return ("int",)  # ``nlargest(xs, k)`` is written too: the iterable is not told
     if called in _ARGUMENT_KINDS:
@@ -282,7 +277,7 @@ _TYPE_KINDS = {"int": "int", "float": "float", "str": "str", "list": "list", "tu
 def _checked_kinds(node: ast.Call, name: str) -> Iterator[str]:
     """``isinstance(p, str)``, ``isinstance(p, (int, float))``: the version handles that
     type, so a value of it reaches the branch (the strongest named wins, by rank)."""
-    if _called_name(node) != "isinstance" or len(node.args) != 2 or not _is(node.args[0], name):
+    if called_name(node) != "isinstance" or len(node.args) != 2 or not _is(node.args[0], name):
         return
     types = node.args[1]
     for t in types.elts if isinstance(types, ast.Tuple) else [types]:
@@ -294,7 +289,7 @@ def _call_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
     yield from _argument_votes(node, name, scope)
     yield from _checked_kinds(node, name)
     if any(_holds(a, name) for a in node.args):
-        called = _called_name(node)
+        called = called_name(node)
         if called in ("min", "max") and len(node.args) > 1:
             return  # ``max(a, b)`` takes the values themselves
         if called in _SEQUENCE_CALLS:
