@@ -10,7 +10,6 @@ from codequorum.behaviour.runtimes.js_inputs import (
     example_call,
     examples,
     from_python,
-    guessed_types,
     instance_examples,
     optional_types,
     parameter_types,
@@ -21,6 +20,7 @@ from codequorum.behaviour.runtimes.js_inputs import (
     type_values,
 )
 from codequorum.behaviour.runtimes.js_instances import MAX_STEPS
+from codequorum.behaviour.runtimes.js_usage import guessed_types
 from codequorum.core.model import Receiver, VersionSet
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
@@ -177,7 +177,7 @@ def test_node_repl_and_awaited_examples_are_calls() -> None:
 
 
 def test_a_method_without_parameters_is_called_once_with_none() -> None:
-    from codequorum.behaviour.runtimes.js_inputs import guessed_types, parameter_types
+    from codequorum.behaviour.runtimes.js_inputs import parameter_types
 
     code = "class S {\n  #xs = [];\n  peek(): number | undefined { return this.#xs.at(-1); }\n}"
     assert parameter_types(code, "S.peek") == []

@@ -20,8 +20,8 @@ parameters values) or from the types an example's values show, beside the exampl
 function runs alone), a method's on the fullest instance an example builds; the model's
 proposed inputs
 where nothing else exists; last, values of the types the parameters' use in the body
-suggests (string methods, array methods or indexing, iterating or spreading it,
-arithmetic, a call of it; from the first version that shows a parameter's use).
+suggests (``js_usage.py``: string and array methods, records, maps and sets, what a string
+searches for, the elements' own use; from the first version that shows a parameter's use).
 Literals are read with tree-sitter
 into the canonical form (``js_values.py``); a call that is not all literals is skipped.
 Last of all, the scaling series of the growth: arrays and strings (else a number) of each
@@ -58,6 +58,7 @@ from codequorum.behaviour.runtimes.js_literals import (
     parse_expression,
 )
 from codequorum.behaviour.runtimes.js_tests import set_tests
+from codequorum.behaviour.runtimes.js_usage import functions_in, guessed_across, params_of
 from codequorum.behaviour.runtimes.ts_types import (
     callback_source,
     declared_types,
@@ -68,7 +69,6 @@ from codequorum.behaviour.runtimes.ts_types import (
     unwrapped,
 )
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
-from codequorum.core.parsing import FunctionInfo, functions, parse
 
 MAX_EXAMPLES = 32
 _EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|=>|===|==|→)\s*")
@@ -378,10 +378,10 @@ def parameter_types(text: str, entry: str, optional: bool = False) -> list[str] 
     """The TypeScript types of ``entry``'s required parameters (None when one has none);
     optional and rest parameters are left out (a call may omit them), unless ``optional``:
     then the optional ones that follow, up to the first without a type or a rest one."""
-    for fn in _functions(text):
+    for fn in functions_in(text):
         if fn.name.split(".")[-1] != entry.split(".")[-1]:
             continue
-        params = _params_of(fn.text)
+        params = params_of(fn.text)
         return None if params is None else _declared(params, optional)
     return None
 
@@ -427,7 +427,7 @@ def typed_parameters(texts: Sequence[str], entry: str
         if types is None:
             continue
         aliases = declared_types(text)
-        fn = next((f for f in _functions(text)
+        fn = next((f for f in functions_in(text)
                    if f.name.split(".")[-1] == entry.split(".")[-1]), None)
         for name, stands in type_parameters(fn.signature if fn is not None else "").items():
             # a bound that can be drawn (``D extends Date``), else a number
@@ -468,128 +468,6 @@ def value_type(tree: Any) -> str | None:
         inner = {value_type(x) for x in tree}
         return f"{inner.pop()}[]" if len(inner) == 1 and None not in inner else None
     return None
-
-
-def _functions(text: str) -> list[FunctionInfo]:
-    """The functions of ``text``; of a method alone (``peek(): T { ... }``, as a method's
-    versions are kept), that method, read as a class's body."""
-    found = functions(text, "typescript")
-    return found or functions("class C {\n" + text + "\n}", "typescript")
-
-
-def _params_of(text: str) -> Node | None:
-    """The parameters of a function's text; a method alone (``peek(): T { ... }``) is
-    read as a class's body."""
-    tree = parse(text, "typescript")
-    if tree.root_node.has_error:
-        tree = parse("class C {\n" + text + "\n}", "typescript")
-    return _find_params(tree.root_node)
-
-
-def _find_params(node: Node) -> Node | None:
-    stack = [node]
-    while stack:
-        cur = stack.pop(0)
-        if cur.type == "formal_parameters":
-            return cur
-        stack.extend(cur.named_children)
-    return None
-
-
-# ------------------------------------------------------------- types from their use
-STRING_METHODS = {"toUpperCase", "toLowerCase", "split", "charAt", "charCodeAt", "trim",
-                  "startsWith", "endsWith", "replace", "replaceAll", "padStart", "padEnd",
-                  "repeat", "substring", "substr", "match", "localeCompare", "codePointAt"}
-ARRAY_METHODS = {"map", "filter", "reduce", "forEach", "push", "pop", "shift", "sort", "every",
-                 "some", "find", "findIndex", "join", "flat", "reverse", "splice", "concat"}
-NUMBER_OPERATORS = {"*", "/", "-", "%", "**", "<", ">", "<=", ">=", "++", "--", "&", "|", "^"}
-
-
-def guessed_types(text: str, entry: str) -> list[str] | None:
-    """Each parameter's type as its use in the body suggests (``number``, ``string``,
-    ``number[]``, ``Function``): string methods, array methods or indexing, iterating or
-    spreading it, arithmetic, a call of it; ``number`` when nothing says. None when the
-    function or its parameters are not plain names."""
-    found = _shown_uses(text, entry)
-    return None if found is None else [t or "number" for t in found]
-
-
-def guessed_across(texts: Sequence[str], entry: str) -> list[str] | None:
-    """Each parameter's type from the first of ``texts`` whose body shows its use (a version
-    that only hands it on says nothing), ``number`` when none does; None when no text has
-    the function with plain parameters."""
-    readings = [r for r in (_shown_uses(t, entry) for t in texts if t) if r is not None]
-    if not readings:
-        return None
-    first = readings[0]
-    return [next((t for r in readings if len(r) == len(first) and (t := r[k])), "number")
-            for k in range(len(first))]
-
-
-def _shown_uses(text: str, entry: str) -> list[str | None] | None:
-    """Each parameter's type its use shows, None for one whose use shows none."""
-    for fn in _functions(text):
-        if fn.name.split(".")[-1] != entry.split(".")[-1]:
-            continue
-        params = _params_of(fn.text)
-        if params is None:
-            return None
-        root = params.parent or params
-        names = [node_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
-        if not all(re.fullmatch(r"[A-Za-z_$][\w$]*", n) for n in names):
-            return None
-        return [_use_of(root, name) for name in names]
-    return None
-
-
-#: Calls whose argument is iterated as an array (``Array.from(xs)``, ``Promise.all(xs)``).
-ITERATING_CALLS = {"Array.from", "Promise.all", "Promise.allSettled", "Promise.race",
-                   "Promise.any", "Object.groupBy", "Map.groupBy"}
-
-
-def _use_of(root: Node, name: str) -> str | None:
-    seen: set[str] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.named_children)
-        if node.type == "member_expression" and node_text(node.named_children[0]) == name:
-            prop = node.child_by_field_name("property")
-            method = node_text(prop) if prop is not None else ""
-            seen.add("string" if method in STRING_METHODS else
-                     "array" if method in ARRAY_METHODS or method == "length" else "")
-        elif node.type in ("subscript_expression", "spread_element") and node_text(
-                node.named_children[0]) == name:
-            seen.add("array")
-        elif node.type in ("binary_expression", "update_expression",
-                           "augmented_assignment_expression"):
-            op = node.child_by_field_name("operator")
-            if op is not None and node_text(op).rstrip("=") in NUMBER_OPERATORS and any(
-                    node_text(c) == name for c in node.named_children):
-                seen.add("number")
-        elif node.type == "for_in_statement" and any(node_text(c) == name
-                                                      for c in node.named_children[1:]):
-            seen.add("array")
-        elif node.type == "call_expression":
-            seen.add(_call_use(node, name))
-    if "function" in seen:  # called: a callback, drawn as one (``ts_types.callback_source``)
-        return "Function"
-    if "string" in seen:
-        return "string"
-    return "number[]" if "array" in seen else "number" if "number" in seen else None
-
-
-def _call_use(call: Node, name: str) -> str:
-    """What a call shows of ``name``: called itself, a function; handed to a call that
-    iterates it, an array; else nothing."""
-    callee = node_text(call.child_by_field_name("function") or call)
-    if callee == name:
-        return "function"
-    args = call.child_by_field_name("arguments")
-    if callee in ITERATING_CALLS and args is not None and any(
-            node_text(a) == name for a in args.named_children[:1]):
-        return "array"
-    return ""
 
 
 # ---------------------------------------------------------------------------- plan
@@ -889,8 +767,8 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
 def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
                   known: set[str]) -> None:
     arity = 1
-    for fn in _functions(source):
-        params = _params_of(fn.text)
+    for fn in functions_in(source):
+        params = params_of(fn.text)
         if fn.name.split(".")[-1] == entry.split(".")[-1] and params is not None:
             arity = len(params.named_children)
     drawn, notes = proposer(source, entry, arity)
@@ -904,6 +782,6 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
         _add(plan, TestCase("call", args=args, name=label), "model", False, label, known)
 
 __all__ = ["InstanceExample", "NotLiteral", "collect_js_inputs", "example_call", "examples",
-           "from_python", "guessed_across", "guessed_types", "instance_examples", "literal",
+           "from_python", "instance_examples", "literal",
            "optional_types", "parameter_types", "repeated", "repeats", "scaled_value",
            "scaling_args", "type_values"]

@@ -1,0 +1,96 @@
+"""Types of untyped JavaScript parameters from their use: records, maps, sets, what a string
+searches for, what is compared with a string, and the elements' own use."""
+
+from __future__ import annotations
+
+import pytest
+
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs, type_values
+from codequorum.behaviour.runtimes.js_usage import guessed_across, guessed_types, shown_uses
+from codequorum.core.model import VersionSet
+from codequorum.judge.dynamic_rules import dynamic_verdicts
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    # for ... in and Object.entries read keys: a record, not an array
+    ("function f(d, n) { const o = {}; for (const k in d) if (d[k] >= n) o[k] = d[k]; return o; }",
+     ["Record<string, number>", "number"]),
+    ("function f(d, n) {"
+     " return Object.fromEntries(Object.entries(d).filter(([k, v]) => v >= n)); }",
+     ["Record<string, number>", "number"]),
+    # .get / .set: a Map; .has / .add alone: a Set
+    ("function f(m) { let b = null;"
+     " for (const [k, v] of m.entries()) if (b === null || v > m.get(b)) b = k; return b; }",
+     ["Map<string, number>"]),
+    ("function f(seen, x) { if (seen.has(x)) return true; seen.add(x); return false; }",
+     ["Set<number>", None]),
+    # what a string searches for is a string; an array's includes searches an element
+    ("function f(s, c) { return s.split(c).length - 1; }", ["string", "string"]),
+    ("function f(s, c) { return s.toLowerCase().length + (s.includes(c) ? 1 : 0); }",
+     ["string", "string"]),
+    ("function f(xs, x) { xs.push(1); return xs.includes(x); }", ["number[]", None]),
+    # compared with a string, a string's character or one of its elements: a string
+    ("function f(s, c) { let n = 0; for (const ch of s.toUpperCase()) n++;"
+     " return s.charAt(0) === c; }",
+     ["string", "string"]),
+    ("function f(s, c) { s.trim(); let n = 0; for (const ch of s) if (ch === c) n++; return n; }",
+     ["string", "string"]),
+    ("function f(s, c) { s.trim(); return s[0] === c; }", ["string", "string"]),
+    ("function f(op) { return op === 'add' ? 1 : 2; }", ["string"]),
+    # the elements' own use: strings, arrays, from a loop or a callback (reduce's second)
+    ("function f(words) { return words.map(w => w.toUpperCase()); }", ["string[]"]),
+    ("function f(words) { return words.reduce((a, w) => a + w.trim(), ''); }", ["string[]"]),
+    ("function f(rows) { let t = 0; for (const r of rows) t += r.length; return t; }",
+     ["number[][]"]),
+    ("function f(xs) { return xs.sort((a, b) => a.localeCompare(b)); }", ["string[]"]),
+    ("function f(xs) { return [...new Set(xs)]; }", ["number[]"]),
+])
+def test_a_parameter_reads_as_its_use_shows(code: str, expected: list[str | None]) -> None:
+    assert shown_uses(code, "f") == expected
+    assert guessed_types(code, "f") == [t or "number" for t in expected]
+    for t in expected:  # every guessed type is one the inputs draw (else NotLiteral)
+        if t is not None:
+            assert type_values(t, 1) is not None
+
+
+def test_a_string_is_followed_across_names_and_long_chains_do_not_recurse() -> None:
+    """``c`` meets ``b``, ``b`` meets ``a``, ``a`` meets a string literal: within the rounds
+    the reading follows, each is a string; a chain of 3,000 comparisons is read in one
+    walk, without recursion."""
+    code = "function f(a, b, c) { if (a === 'x') {} if (b === a) {} if (c === b) {} return 0; }"
+    assert guessed_types(code, "f") == ["string", "string", "string"]
+    chain = " ".join(f"if (v{i} === v{i + 1}) {{}}" for i in range(3000))
+    long = f"function f(v0, n) {{ {chain} return n * 2; }}"
+    assert guessed_types(long, "f") == ["number", "number"]
+
+
+def test_the_first_version_that_shows_a_use_decides() -> None:
+    quiet = "function count(s, c) { let n = 0; for (const ch of s) if (ch === c) n++; return n; }"
+    loud = "function count(s, c) { return s.split(c).length - 1; }"
+    assert guessed_types(quiet, "count") == ["number[]", "number"]
+    assert guessed_across([loud, quiet], "count") == ["string", "string"]
+
+
+def test_a_record_parameter_draws_objects_and_a_map_draws_maps() -> None:
+    codes = ["function maxKey(m) { let b = null; for (const [k, v] of m.entries())"
+             " if (b === null || v > m.get(b)) b = k; return b; }"]
+    plan = collect_js_inputs(VersionSet.from_codes("t", codes, language="javascript",
+                                                  entry_point="maxKey"), scaling=False)
+    assert "parameter types guessed from their use: Map<string, number>" in plan.notes
+    assert plan.cases[1].test.args == ({"$": "map", "v": [["a", 1], ["b", -3]]},)
+
+
+def test_versions_guessed_so_run_and_part_where_they_differ(node_sandboxed: object) -> None:
+    """Before, ``c`` was drawn as a number: ``"hello".split(1)`` and the loop agreed on 0
+    everywhere. Drawn as strings, the empty string parts them (``split("")`` splits
+    between every character)."""
+    versions = ["function count(s, c) { return s.split(c).length - 1; }",
+                "function count(s, c) { let n = 0; for (const ch of s) if (ch === c) n++;"
+                " return n; }"]
+    report = run_dynamic(VersionSet.from_codes("t", versions, language="javascript",
+                                               entry_point="count"), DynamicOptions())
+    assert all(c.status == "ok" for c in report.candidates)
+    assert report.output_clusters == [[0], [1]]
+    [verdict] = [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
+    assert ', "")' in verdict.message, verdict.message
