@@ -147,6 +147,25 @@ def test_a_multipl_e_problem_file_is_one_set(tmp_path: Path) -> None:
     assert [t.source for t in got.tests] == [harness]
 
 
+def test_a_row_of_multipl_e_published_completions_is_one_set(tmp_path: Path) -> None:
+    """MultiPL-E's published completions name the problem ``problem`` and the model, its
+    sampling and the benchmark ``experiment``; their run's statuses are not read."""
+    harness = "const assert = require('node:assert');\nfunction test() {}\n"
+    row = {"experiment": "humaneval-js-davinci-0.2-reworded",
+           "problem": "HumanEval_14_all_prefixes", "language": "js", "prompt": JS_PROMPT,
+           "tests": harness,
+           "completions": [JS_BODY, JS_BODY], "programs": [JS_PROMPT + JS_BODY + harness] * 2,
+           "statuses": ["OK", "Exception"], "exit_codes": [0, 1], "stop_tokens": ["\n//"]}
+    (got,) = _sets(list(read_version_sets(_write_lines(tmp_path / "c.jsonl", [row]))))
+    assert got.task_id == "HumanEval_14_all_prefixes" and got.language == "javascript"
+    assert got.codes == [JS_PROMPT + JS_BODY] * 2
+    assert [v.model for v in got.versions] == ["humaneval-js-davinci-0.2-reworded"] * 2
+    assert [t.source for t in got.tests] == [harness]
+    row["model"] = "davinci"
+    (named,) = _sets(list(read_version_sets(_write_lines(tmp_path / "m.jsonl", [row]))))
+    assert [v.model for v in named.versions] == ["davinci"] * 2
+
+
 def test_broken_line_is_named_and_the_others_are_read(tmp_path: Path) -> None:
     rows: list[Any] = [{"task_id": "a", "samples": ["x = 1"]}, '{"task_id": "b", "samples": [',
                        {"task_id": "c", "samples": ["y = 2"]}]

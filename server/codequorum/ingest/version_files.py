@@ -123,9 +123,14 @@ class ReadOptions:
 #: ``samples`` as sample-set files of other tools and older codequorum files spell it;
 #: ``completions`` as MultiPL-E's files (one problem each) hold them.
 VERSION_KEYS = ("versions", "samples", "completions")
-#: The keys of a JSONL row that name its set, the first found read: ``task_id``, and
-#: ``name`` as MultiPL-E's files name their problem.
-TASK_KEYS = ("task_id", "name")
+#: The keys of a JSONL row that name its set, the first found read: ``task_id``,
+#: ``name`` as MultiPL-E's problem files name their problem, and ``problem`` as the rows of
+#: its published completions (``MultiPL-E-completions``) do.
+TASK_KEYS = ("task_id", "name", "problem")
+#: The keys of a JSONL row that name the model of its versions, the first found read:
+#: ``model``, and ``experiment`` as MultiPL-E's completions name theirs (model, sampling
+#: and benchmark in one name: ``humaneval-js-davinci-0.2-reworded``).
+MODEL_KEYS = ("model", "experiment")
 
 def display_name(path: str | Path) -> str:
     """How a path is named in messages (``<stdin>`` for ``-``)."""
@@ -455,7 +460,9 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
     if options.max_versions is not None:
         raw_versions = raw_versions[: options.max_versions]
     versions = [_version(s, k, prompt, join) for k, s in enumerate(raw_versions)]
-    model = row.get("model")  # the set's model names every version that names none
+    # the set's model names every version that names none
+    model = next((row[k] for k in MODEL_KEYS if isinstance(row.get(k), str) and row[k].strip()),
+                 None)
     if isinstance(model, str) and model.strip():
         versions = [s if s.model else dataclasses.replace(s, model=model) for s in versions]
     entry_point = row.get("entry_point")
