@@ -95,3 +95,38 @@ def test_versions_of_a_decorated_class_run_undecorated_and_say_so(
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
     assert all(c.detail.startswith("decorators left out (the version ran undecorated): "
                                    "@Injectable(), @Cached('x')") for c in report.candidates)
+
+
+def test_examples_beside_tests_are_checked_and_weigh_in_the_risk_as_pythons(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A row of MultiPL-E's completions carries its tests beside the prompt's examples.
+    The examples still say which versions pass them (checked, not graded: the tests give
+    the pass rates), even the one a test repeats, so the risk reads the same evidence as
+    for the Python set: before, it read "outputs" (0.69) for the JavaScript one."""
+    js_prompt = ('//Return length of given string\n// >>> strlen("")\n// 0\n'
+                 '// >>> strlen("abc")\n// 3\nfunction strlen(string){\n')
+    tests = ("const assert = require('node:assert');\nfunction test() {\n"
+             "  let candidate = strlen;\n  assert.deepEqual(candidate(\"\"),0);\n"
+             "  assert.deepEqual(candidate(\"x\"),1);\n}\ntest();\n")
+    bodies = ["  return string.length;\n}", "  let n = 0; for (const c of string) n++;"
+              " return n;\n}", "  return string.length - 1;\n}"]
+    py_prompt = ('def strlen(string: str) -> int:\n    """ Return length of given string\n'
+                 "    >>> strlen('')\n    0\n    >>> strlen('abc')\n    3\n    \"\"\"\n")
+    py_bodies = ["    return len(string)\n", "    n = 0\n    for c in string:\n        n += 1\n"
+                 "    return n\n", "    return len(string) - 1\n"]
+    path = tmp_path / "sets.jsonl"
+    path.write_text("\n".join(json.dumps(row) for row in [
+        {"problem": "strlen_js", "language": "js", "prompt": js_prompt, "tests": tests,
+         "completions": bodies},
+        {"task_id": "strlen_py", "prompt": py_prompt, "versions": py_bodies,
+         "sample_format": "completion"},
+    ]) + "\n", encoding="utf-8")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    js, py = json.loads(capsys.readouterr().out)["sets"]
+    examples = [i for i in js["dynamic"]["inputs"] if i["source"] == "doctest"]
+    assert [(i["label"], i["graded"], i["checked"]) for i in examples] == [
+        ('strlen("")', False, True), ('strlen("abc")', False, True)]
+    assert [c["pass_rate"] for c in js["dynamic"]["candidates"]] == [1.0, 1.0, 0.0]
+    assert js["risk_evidence"] == py["risk_evidence"] == "examples"
+    assert js["risk"] == pytest.approx(py["risk"], abs=1e-12)
+    assert js["recommendation"].startswith("keep version 1: passes both docstring examples")

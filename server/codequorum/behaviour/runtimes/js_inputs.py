@@ -480,14 +480,17 @@ def collect_js_inputs(
     given = set_tests(version_set)
     entry = given.entry
     plan = InputPlan(entry_point=entry, notes=list(given.notes))
-    known: set[str] = set()
+    tested: set[str] = set()
     for i, t in enumerate(given.tests):
         label = _label(entry or "f", t.args) if t.kind == "call" else f"test {i + 1}"
         _add(plan, replace(t, name=label), "humaneval" if given.hidden else "tests",
-             t.has_expected, label, known)
+             t.has_expected, label, tested)
     if not entry:
         plan.notes.append("no version defines a function: only the given tests are used")
         return plan
+    # the inputs an editor has, apart from the tests (as Python's are): an example the
+    # tests repeat is still an example the versions are judged by
+    known: set[str] = set()
     graded_texts = [version_set.prompt or ""] + [s.code for s in version_set.versions
                                                 if s.origin == "current"]
     if use_doctests:
@@ -496,7 +499,7 @@ def collect_js_inputs(
         classes = None if module is not None else _classes(version_set.codes)
         for text, graded in [*((t, True) for t in graded_texts if t),
                              *((c, False) for c in version_set.codes)]:
-            _add_examples(plan, text, entry, graded and not given.tests, known, owner, classes)
+            _add_examples(plan, text, entry, graded, not given.tests, known, owner, classes)
         if module is not None and not plan.indices("doctest"):
             _add_class_examples(plan, module, entry, not given.tests, known)
     if version_set.module is not None:
@@ -629,25 +632,24 @@ def _add(plan: InputPlan, case: TestCase, source: Any, graded: bool, label: str,
     plan.cases.append(InputCase(case, source, graded, label, typed_by_usage=by_usage))
 
 
-def _add_examples(plan: InputPlan, text: str, entry: str, graded: bool, known: set[str],
-                  owner: str | None = None, classes: set[str] | None = None) -> None:
+def _add_examples(plan: InputPlan, text: str, entry: str, may_grade: bool, alone: bool,
+                  known: set[str], owner: str | None = None,
+                  classes: set[str] | None = None) -> None:
     """The examples of ``text``'s comments: calls, and calls on an instance the example
     builds, of the class ``owner`` (the method's, in its module) or, for versions run alone,
-    of a class in ``classes`` (every version defines it)."""
+    of a class in ``classes`` (every version defines it). Their expected values are kept
+    only when ``may_grade`` (the prompt's or the current code's: one version must not
+    grade the others); they count in pass rates only when ``alone`` too (no test grades
+    the set; beside tests they are checked, as Python's are)."""
     calls, made = _scan(text, entry, owner)
-    for args, expected, has in calls:
-        label = _label(entry, args)
-        test = TestCase("call", args=args, expected=expected if graded else None,
-                        has_expected=has and graded, name=label)
-        _add(plan, test, "doctest", graded and has, label, known)
-    for example in made:
-        if classes is not None and example.receiver.name not in classes:
-            continue
-        args, expected, has = example.call
-        test = TestCase("call", args=args, expected=expected if graded else None,
-                        has_expected=has and graded, name=example.label,
-                        receiver=example.receiver)
-        _add(plan, test, "doctest", graded and has, example.label, known)
+    examples: list[tuple[tuple[Any, ...], Any, bool, str, Receiver | None]] = [
+        (args, expected, has, _label(entry, args), None) for args, expected, has in calls]
+    examples += [(*e.call, e.label, e.receiver) for e in made
+                 if classes is None or e.receiver.name in classes]
+    for args, expected, has, label, receiver in examples:
+        test = TestCase("call", args=args, expected=expected if may_grade else None,
+                        has_expected=has and may_grade, name=label, receiver=receiver)
+        _add(plan, test, "doctest", may_grade and alone and has, label, known)
 
 
 def _classes(codes: Sequence[str]) -> set[str]:
@@ -667,7 +669,7 @@ def _add_class_examples(plan: InputPlan, module: ModuleContext, entry: str, grad
         return
     comment = js_instances.class_comment(module.source, grammar(module.path), owner)
     if comment:
-        _add_examples(plan, comment, entry, graded, known, owner.rpartition(".")[2])
+        _add_examples(plan, comment, entry, True, graded, known, owner.rpartition(".")[2])
 
 
 def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[str],
