@@ -380,3 +380,44 @@ def test_a_methods_drawn_inputs_take_the_fullest_instance_an_example_builds() ->
         "t", ["function f(x: number): number { return x; }"], language="typescript",
         entry_point="f"))
     assert all(c.test.receiver is None for c in bare.cases)  # a function has no instance
+
+
+def test_examples_written_as_a_python_docstring_writes_them_in_a_comment() -> None:
+    """MultiPL-E keeps a docstring's prose as it was: arrows of every kind, a call inside a
+    sentence, bullets, Python's ``True``/``None`` and tuples, a comment after the call."""
+    prompt = ('//choose_num(12, 15) = 14\n'
+              '//select_words("Mary had a little lamb", 4) ==> ["little"]\n'
+              '//is_sorted([5]) ➞ True\n'
+              '//* sort_array([5]) => [5]\n'
+              '//for x_or_y(7, 34, 12) == 34\n'
+              '//decimal_to_binary(15)   # returns "db1111db"\n'
+              '//largest_smallest_integers([0]) == (None, None)\n'
+              '//get_row([[], [1], [1, 2, 3]], 3) == [(2, 2)]\n'
+              '//compare_one("1", 1) ➞ None\n'
+              '//even_odd_count(123) ==> (1, 2).\n')
+    got = {name: examples(prompt + f"function {name}(a){{\n}}", name) for name in (
+        "choose_num", "select_words", "is_sorted", "sort_array", "x_or_y",
+        "decimal_to_binary", "largest_smallest_integers", "get_row", "compare_one",
+        "even_odd_count")}
+    undefined = {"$": "undefined"}
+    assert got == {
+        "choose_num": [((12, 15), 14, True)],
+        "select_words": [(("Mary had a little lamb", 4), ["little"], True)],
+        "is_sorted": [(([5],), True, True)],
+        "sort_array": [(([5],), [5], True)],
+        "x_or_y": [((7, 34, 12), 34, True)],
+        "decimal_to_binary": [((15,), "db1111db", True)],
+        "largest_smallest_integers": [(([0],), [undefined, undefined], True)],
+        "get_row": [(([[], [1], [1, 2, 3]], 3), [[2, 2]], True)],
+        "compare_one": [(("1", 1), undefined, True)],
+        "even_odd_count": [((123,), [1, 2], True)],
+    }
+
+
+def test_the_functions_own_line_after_an_example_is_no_expected_value() -> None:
+    """An example whose value is not a literal, the last before the function: its next
+    line is the function itself, once read as the value (a function expression)."""
+    prompt = "// f(1) ==> (a, b)\nfunction f(n){\n  return n;\n}"
+    assert examples(prompt, "f") == [((1,), None, False)]
+    strings = '// f("(a, b)") == "True"\nfunction f(s){\n}'
+    assert examples(strings, "f") == [(("(a, b)",), "True", True)]  # inside strings: as is

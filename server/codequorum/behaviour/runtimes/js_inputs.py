@@ -57,6 +57,7 @@ from codequorum.behaviour.runtimes.js_literals import (
     node_text,
     parse_expression,
 )
+from codequorum.behaviour.runtimes.js_prose import prose_examples
 from codequorum.behaviour.runtimes.js_tests import set_tests
 from codequorum.behaviour.runtimes.js_usage import functions_in, guessed_across, params_of
 from codequorum.behaviour.runtimes.ts_types import (
@@ -71,7 +72,16 @@ from codequorum.behaviour.runtimes.ts_types import (
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
 
 MAX_EXAMPLES = 32
-_EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|=>|===|==|→)\s*")
+_EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|#?\s*(?:===|==>|==|=>|➞|->|→"
+                           r"|=(?![=>])|\bshould\s+return\b|\breturns?\b:?))\s*")
+#: String literals, and Python's words as prose copied from a Python docstring writes them
+#: (``f(5) ➞ True``, ``(None, 1)``) outside them.
+_PYTHON_WORDS = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|\b(True|False|None)\b")
+_JS_WORDS = {"True": "true", "False": "false", "None": "undefined"}
+#: What an expected value's text never is: code (the function's own line after the last
+#: example, read as a function expression).
+_NOT_VALUES = {"call_expression", "function_expression", "arrow_function", "class",
+               "function", "generator_function"}
 _COMMENT_PREFIX = re.compile(r"^\s*(?:/\*\*?|\*/|\*|//)?\s?")
 #: The end of a one-line comment (``/** @example f(1) // => 2 */``).
 _COMMENT_END = re.compile(r"\s*\*/\s*$")
@@ -85,6 +95,8 @@ _PRINTED = re.compile(r"^console\.(?:log|info)\((.*)\)$")
 _AWAITED = re.compile(r"^\s*await\s+")
 #: A REPL's prompt before an example's call: ``>>> f(1)``, ``> f(1)`` (Node's REPL).
 _REPL = re.compile(r"^(?:>>>|>)\s*")
+#: A list's mark before an example (``* sort_array([5]) => [5]``, ``- f(1)``, ``1. f(1)``).
+_BULLET = re.compile(r"^(?:[*\u2022-]|\d+[.)])\s+")
 
 
 def _example_expression(text: str) -> Node | None:
@@ -99,6 +111,42 @@ def _example_expression(text: str) -> Node | None:
 def expected_line(line: str) -> str:
     """The value a line after an example shows: ``//=> 120``, ``// => [1]``, ``120``."""
     return re.sub(r"^\s*(?://)?\s*(?:=>|->|→|returns?:?)?", "", line, count=1).strip().rstrip(";")
+
+
+def _value_text(text: str) -> str:
+    """An expected value's text as JavaScript reads it: a sentence's last stop left out,
+    Python's ``True``/``False`` (prose copied from a Python docstring) in lower case."""
+    text = text.strip().rstrip(";,").strip()
+    if text.endswith(".") and not re.search(r"\d\.$", text):
+        text = text[:-1].rstrip()
+    text = _PYTHON_WORDS.sub(lambda m: _JS_WORDS[m.group(1)] if m.group(1) else m.group(0), text)
+    return _tuples_as_arrays(text)
+
+
+def _tuples_as_arrays(text: str) -> str:
+    """Python's tuples in prose (``(1, 2)``, ``[(2, 2)]``) as the arrays JavaScript gives:
+    a parenthesis that no name or call stands before and that holds a comma at its own
+    level; string literals left alone."""
+    out = list(text)
+    opened: list[tuple[int, bool]] = []  # (where, whether a comma stands at its level)
+    quote = ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            before = text[:i].rstrip()[-1:]
+            called = bool(before) and (before.isalnum() or before in "_$)]")
+            opened.append((i, ch == "(" and not called))
+        elif ch == "," and opened and opened[-1][1]:
+            opened[-1] = (opened[-1][0], True) if text[opened[-1][0]] == "(" else opened[-1]
+            out[opened[-1][0]] = "\0"  # marked: a comma at its level
+        elif ch in ")]}" and opened:
+            start, _tuple = opened.pop()
+            if ch == ")" and out[start] == "\0":
+                out[start], out[i] = "[", "]"
+    return "".join("(" if c == "\0" else c for c in out)
 
 
 def _call_and_expected(line: str) -> list[str]:
@@ -126,7 +174,7 @@ def _read_call(line: str) -> tuple[str, tuple[Any, ...] | None, Any, bool] | Non
         return name, None, None, False
     if len(parts) < 2 or not parts[1].strip():
         return name, args, None, False
-    expected_node = parse_expression("(" + parts[1].strip().rstrip(";") + ")")
+    expected_node = parse_expression("(" + _value_text(parts[1]) + ")")
     if expected_node is None:
         return name, args, None, False
     try:
@@ -202,7 +250,7 @@ def instance_examples(text: str, entry: str, owner: str | None = None
 
 
 def _example_line(line: str) -> str:
-    body = _REPL.sub("", line.strip(), count=1)
+    body = _REPL.sub("", _BULLET.sub("", line.strip(), count=1), count=1)
     return body.removeprefix("@example").strip() if body.startswith("@example") else body
 
 
@@ -233,6 +281,8 @@ def _scan(text: str, entry: str, owner: str | None
             if example is not None:
                 made.append(replace(example, call=_with_next(example.call, lines, i)))
             continue
+        if got is None:  # a call inside a sentence: ``for x_or_y(7, 34, 12) == 34``
+            got = _call_in_sentence(body, short)
         if got is None or got[1] is None or got[0].split(".")[-1] != short:
             continue
         made_on = _made_receiver(body) if got[0].startswith("new") else None
@@ -244,7 +294,36 @@ def _scan(text: str, entry: str, owner: str | None
                     (got[1], got[2], got[3]), lines, i)))
             continue
         found.append(_with_next((got[1], got[2], got[3]), lines, i))
+    params = _parameter_names(text, short)
+    if params is not None:  # Input: / Output:, For x = ... the output should be ...
+        found += prose_examples(lines, params, _value_text)[:max(0, MAX_EXAMPLES - len(found))]
     return found, made
+
+
+def _call_in_sentence(line: str, short: str
+                      ) -> tuple[str, tuple[Any, ...] | None, Any, bool] | None:
+    """The first call of ``short`` with literal arguments inside a sentence, read from where
+    it starts (what follows it may give its value)."""
+    for m in re.finditer(rf"(?<![\w.$]){re.escape(short)}\(", line):
+        if m.start() == 0:
+            continue
+        got = _read_call(line[m.start():])
+        if got is not None and got[1] is not None:
+            return got
+    return None
+
+
+def _parameter_names(text: str, short: str) -> list[str] | None:
+    """The plain parameter names of the function ``short`` that ``text`` defines."""
+    for fn in functions_in(text):
+        if fn.name.split(".")[-1] == short:
+            params = params_of(fn.text)
+            if params is None:
+                return None
+            names = [node_text(p.child_by_field_name("pattern") or p)
+                     for p in params.named_children]
+            return names if all(re.fullmatch(r"[A-Za-z_$][\w$]*", n) for n in names) else None
+    return None
 
 
 def _on_instance(instance: js_instances.Instance, var: str,
@@ -269,8 +348,10 @@ def _on_instance(instance: js_instances.Instance, var: str,
 def _with_next(got: Call, lines: Sequence[str], i: int) -> Call:
     """``got``, its expected value read from the next line when its own has none."""
     if not got[2] and i + 1 < len(lines) and expected_line(lines[i + 1]):
-        following = parse_expression("(" + expected_line(lines[i + 1]) + ")")
-        if following is not None and following.type != "call_expression":
+        following = parse_expression("(" + _value_text(expected_line(lines[i + 1])) + ")")
+        if following is not None and following.type not in _NOT_VALUES and not (
+                following.type == "parenthesized_expression" and following.named_children
+                and following.named_children[0].type in _NOT_VALUES):
             with contextlib.suppress(NotLiteral):
                 return got[0], literal(following), True
     return got

@@ -1,0 +1,138 @@
+"""Examples written as prose in a JavaScript comment, as a Python docstring writes them
+(``behaviour/examples.py`` reads the same forms there; MultiPL-E's translated prompts keep
+them as they were):
+
+- ``Input: arr = [1, 2], k = 1`` (or positional values: ``Input: 3``) with ``Output: ...``
+  on the same line or one of the next three;
+- ``For lst = [1, 2] the output should be 6`` (also ``the result is``, ``will be``).
+
+Named values must name the function's parameters, in any order, each once; the values are
+literals read by tree-sitter (``js_literals``), an expected value as
+:func:`codequorum.behaviour.runtimes.js_inputs` reads one (its ``value_text``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, parse_expression
+
+#: An example: its arguments, expected value and whether it has one.
+Call = tuple[tuple[Any, ...], Any, bool]
+
+_INPUT = re.compile(r"^(?:example\s*\d*\s*:?\s*)?input\s*:\s*(?P<args>.*)$", re.IGNORECASE)
+_OUTPUT = re.compile(r"^output\s*:\s*(?P<want>.*)$", re.IGNORECASE)
+_SAME_LINE_OUTPUT = re.compile(r"\s+output\s*:\s*", re.IGNORECASE)
+#: How many lines after ``Input:`` its ``Output:`` may come.
+OUTPUT_WITHIN = 3
+_FOR = re.compile(
+    r"^for\s+(?P<args>\S.*?),?\s+the\s+(?:output|result|answer)\s+"
+    r"(?:should\s+be|will\s+be|is)\s+(?P<want>.+)$",
+    re.IGNORECASE,
+)
+_NAMED = re.compile(r"^\s*([A-Za-z_$][\w$]*)\s*=(?!=)\s*(.*)$", re.S)
+
+
+def prose_examples(lines: Sequence[str], params: Sequence[str],
+                   value_text: Callable[[str], str]) -> list[Call]:
+    """The ``Input:``/``Output:`` and ``For ... the output should be`` examples of
+    ``lines`` (comment marks already off) of a function with parameters ``params``;
+    ``value_text`` makes an expected value's text JavaScript's."""
+    found: list[Call] = []
+    stripped = [line.strip().lstrip("*-• ").strip() for line in lines]
+    for i, line in enumerate(stripped):
+        got = _input_example(stripped, i, params) or _for_example(line, params)
+        if got is None:
+            continue
+        args, want = got
+        expected = None
+        for cut in ([want, want.split(" #")[0]] if want is not None else []):
+            expected = expected or _value(value_text(cut))
+        found.append((args, expected[0], True) if expected is not None else (args, None, False))
+    return found
+
+
+def _input_example(lines: Sequence[str], i: int, params: Sequence[str]
+                   ) -> tuple[tuple[Any, ...], str | None] | None:
+    m = _INPUT.match(lines[i])
+    if m is None:
+        return None
+    text, want = m.group("args"), None
+    same = _SAME_LINE_OUTPUT.search(text)
+    if same is not None:
+        text, want = text[:same.start()], text[same.end():]
+    else:
+        for line in lines[i + 1:i + 1 + OUTPUT_WITHIN]:
+            if _INPUT.match(line):
+                break
+            out = _OUTPUT.match(line)
+            if out is not None:
+                want = out.group("want")
+                break
+    args = arguments(text, params)
+    return None if args is None else (args, want)
+
+
+def _for_example(line: str, params: Sequence[str]
+                 ) -> tuple[tuple[Any, ...], str | None] | None:
+    m = _FOR.match(line)
+    if m is None:
+        return None
+    args = arguments(m.group("args"), params)
+    return None if args is None else (args, m.group("want"))
+
+
+def arguments(text: str, params: Sequence[str]) -> tuple[Any, ...] | None:
+    """``arr = [1, 2], k = 1`` (named: every parameter once, in any order) or ``[1, 2], 1``
+    (positional, as many as the parameters) as the call's arguments; None when the text is
+    neither, or a value is not a literal."""
+    parts = _top_level_split(text.strip().rstrip(".,;").strip())
+    named = [_NAMED.match(p) for p in parts]
+    if parts and all(named):
+        pairs = {m.group(1): m.group(2) for m in named if m is not None}
+        if len(pairs) != len(parts) or sorted(pairs) != sorted(params):
+            return None
+        values = [_value(pairs[p]) for p in params]
+    else:
+        if len(parts) != len(params):
+            return None
+        values = [_value(p) for p in parts]
+    if any(v is None for v in values):
+        return None
+    return tuple(v[0] for v in values if v is not None)
+
+
+def _value(text: str) -> tuple[Any] | None:
+    """The literal ``text`` is, in a 1-tuple (``null`` reads as ``None``), or None when
+    it is not one."""
+    node = parse_expression("(" + text.strip() + ")")
+    if node is None:
+        return None
+    try:
+        return (literal(node),)
+    except NotLiteral:
+        return None
+
+
+def _top_level_split(text: str) -> list[str]:
+    """``text`` cut at the commas outside brackets and string literals."""
+    parts, depth, start, quote = [], 0, 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+__all__ = ["OUTPUT_WITHIN", "arguments", "prose_examples"]
