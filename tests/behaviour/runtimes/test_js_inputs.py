@@ -394,11 +394,13 @@ def test_examples_written_as_a_python_docstring_writes_them_in_a_comment() -> No
               '//largest_smallest_integers([0]) == (None, None)\n'
               '//get_row([[], [1], [1, 2, 3]], 3) == [(2, 2)]\n'
               '//compare_one("1", 1) ➞ None\n'
-              '//even_odd_count(123) ==> (1, 2).\n')
+              '//even_odd_count(123) ==> (1, 2).\n'
+              '//intersection((1, 2), (2, 3)) ==> "NO"\n'
+              '//get_odd_collatz(5) returns [1, 5] # the odd ones of [5, 16, 8, 4, 2, 1]\n')
     got = {name: examples(prompt + f"function {name}(a){{\n}}", name) for name in (
         "choose_num", "select_words", "is_sorted", "sort_array", "x_or_y",
         "decimal_to_binary", "largest_smallest_integers", "get_row", "compare_one",
-        "even_odd_count")}
+        "even_odd_count", "intersection", "get_odd_collatz")}
     undefined = {"$": "undefined"}
     assert got == {
         "choose_num": [((12, 15), 14, True)],
@@ -411,6 +413,8 @@ def test_examples_written_as_a_python_docstring_writes_them_in_a_comment() -> No
         "get_row": [(([[], [1], [1, 2, 3]], 3), [[2, 2]], True)],
         "compare_one": [(("1", 1), undefined, True)],
         "even_odd_count": [((123,), [1, 2], True)],
+        "intersection": [(([1, 2], [2, 3]), "NO", True)],
+        "get_odd_collatz": [((5,), [1, 5], True)],
     }
 
 
@@ -421,3 +425,5 @@ def test_the_functions_own_line_after_an_example_is_no_expected_value() -> None:
     assert examples(prompt, "f") == [((1,), None, False)]
     strings = '// f("(a, b)") == "True"\nfunction f(s){\n}'
     assert examples(strings, "f") == [(("(a, b)",), "True", True)]  # inside strings: as is
+    deep = "// f(" + "(" * 50_000 + "1, 2" + ")" * 50_000 + ") == 1\nfunction f(s){\n}"
+    assert examples(deep, "f") == []  # read in one pass, never recursing

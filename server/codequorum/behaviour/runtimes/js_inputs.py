@@ -115,38 +115,39 @@ def expected_line(line: str) -> str:
 
 def _value_text(text: str) -> str:
     """An expected value's text as JavaScript reads it: a sentence's last stop left out,
-    Python's ``True``/``False`` (prose copied from a Python docstring) in lower case."""
+    Python's spelling made JavaScript's (:func:`_as_javascript`)."""
     text = text.strip().rstrip(";,").strip()
     if text.endswith(".") and not re.search(r"\d\.$", text):
         text = text[:-1].rstrip()
+    return _as_javascript(text)
+
+
+def _as_javascript(text: str) -> str:
+    """Prose copied from a Python docstring as JavaScript writes it: ``True``, ``False``,
+    ``None`` as ``true``, ``false``, ``undefined`` (MultiPL-E's tests' ``None``) and tuples
+    (``(1, 2)``, ``[(2, 2)]``) as arrays: a parenthesis that no name or call stands before
+    and that holds a comma at its own level. String literals are left alone; one pass."""
     text = _PYTHON_WORDS.sub(lambda m: _JS_WORDS[m.group(1)] if m.group(1) else m.group(0), text)
-    return _tuples_as_arrays(text)
-
-
-def _tuples_as_arrays(text: str) -> str:
-    """Python's tuples in prose (``(1, 2)``, ``[(2, 2)]``) as the arrays JavaScript gives:
-    a parenthesis that no name or call stands before and that holds a comma at its own
-    level; string literals left alone."""
     out = list(text)
-    opened: list[tuple[int, bool]] = []  # (where, whether a comma stands at its level)
-    quote = ""
+    opened: list[int | None] = []  # per open bracket: where a tuple may start, else None
+    tuples: set[int] = set()
+    quote = last = ""
     for i, ch in enumerate(text):
         if quote:
             quote = "" if ch == quote and text[i - 1] != "\\" else quote
         elif ch in "\"'`":
             quote = ch
         elif ch in "([{":
-            before = text[:i].rstrip()[-1:]
-            called = bool(before) and (before.isalnum() or before in "_$)]")
-            opened.append((i, ch == "(" and not called))
-        elif ch == "," and opened and opened[-1][1]:
-            opened[-1] = (opened[-1][0], True) if text[opened[-1][0]] == "(" else opened[-1]
-            out[opened[-1][0]] = "\0"  # marked: a comma at its level
+            called = bool(last) and (last.isalnum() or last in "_$)]")
+            opened.append(i if ch == "(" and not called else None)
+        elif ch == "," and opened and opened[-1] is not None:
+            tuples.add(opened[-1])
         elif ch in ")]}" and opened:
-            start, _tuple = opened.pop()
-            if ch == ")" and out[start] == "\0":
+            start = opened.pop()
+            if ch == ")" and start in tuples:
                 out[start], out[i] = "[", "]"
-    return "".join("(" if c == "\0" else c for c in out)
+        last = last if ch.isspace() else ch
+    return "".join(out)
 
 
 def _call_and_expected(line: str) -> list[str]:
@@ -168,19 +169,26 @@ def _read_call(line: str) -> tuple[str, tuple[Any, ...] | None, Any, bool] | Non
         return None
     fn = call.child_by_field_name("function")
     name = node_text(fn) if fn is not None else ""
-    try:
-        args = call_arguments(call)
-    except NotLiteral:
+    args = _arguments(call)
+    if args is None:  # Python's tuples and words, as prose copied from a docstring has them
+        args = _arguments(_example_expression(_as_javascript(parts[0])))
+    if args is None:
         return name, None, None, False
-    if len(parts) < 2 or not parts[1].strip():
-        return name, args, None, False
-    expected_node = parse_expression("(" + _value_text(parts[1]) + ")")
-    if expected_node is None:
-        return name, args, None, False
+    rest = parts[1] if len(parts) > 1 else ""
+    for want in (rest, rest.split(" #")[0]) if rest.strip() else ():  # ``=> 2 # because``
+        expected_node = parse_expression("(" + _value_text(want) + ")")
+        with contextlib.suppress(NotLiteral):
+            if expected_node is not None:
+                return name, args, literal(expected_node), True
+    return name, args, None, False
+
+
+def _arguments(call: Node | None) -> tuple[Any, ...] | None:
+    """A call's literal arguments, None when one is not a literal."""
     try:
-        return name, args, literal(expected_node), True
+        return call_arguments(call) if call is not None else None
     except NotLiteral:
-        return name, args, None, False
+        return None
 
 
 def _made_receiver(line: str) -> Receiver | None:
