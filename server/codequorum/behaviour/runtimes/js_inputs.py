@@ -4,7 +4,11 @@ In order: the set's tests; examples in the comment above the function (JSDoc ``@
 blocks and ``// >>> f(x)`` lines, each a call with literal arguments, possibly kept in a
 declaration or printed: ``const result = f(2)``, ``console.log(f(2))``; and, on the same
 line after ``//``, ``=>`` or ``===``, or on the next comment line (``//=> 120``), the
-expected value), graded only when they come from the prompt or the current code; a
+expected value; the prose a Python docstring writes, as MultiPL-E's prompts keep it:
+``f(x) ==> y``, ``➞``, ``=``, ``# returns``, a call inside a sentence, ``True``, ``None``
+and tuples, and ``js_prose.py``'s ``Input:``/``Output:`` and ``For x = ...`` lines), kept
+with their values only when they come from the prompt or the current code (graded when
+no test grades the set, else checked beside the tests); a
 method's examples that build its instance (``const s = new Stack()``, ``s.push(1);``,
 ``s.peek() // => 1``: ``js_instances.py``), the calls before it replayed in the sandbox,
 of its class in its module (the comment above the class for a method without examples
