@@ -13,6 +13,7 @@ expected value that differs from the Python one (Python's ``None`` is JavaScript
 ``undefined``, as MultiPL-E's tests write it; a tuple an array).
 
     .venv/bin/python bench/bench_js_examples.py [--list]
+    .venv/bin/python bench/bench_js_examples.py --smoke   # the first ten problems
 """
 
 from __future__ import annotations
@@ -114,8 +115,9 @@ def compare(task_id: str, problem: Any) -> tuple[int, int, list[str]] | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--list", action="store_true", help="name the problems read short")
+    ap.add_argument("--smoke", action="store_true", help="the first ten problems")
     args = ap.parse_args()
-    problems = humaneval.problems()
+    problems = dict(list(humaneval.problems().items())[:10 if args.smoke else None])
     written = fewer = 0
     py_total = js_total = 0
     differ: list[str] = []
