@@ -21,6 +21,7 @@ from codequorum.behaviour.runtimes.js_inputs import (
 )
 from codequorum.behaviour.runtimes.js_instances import MAX_STEPS
 from codequorum.behaviour.runtimes.js_usage import guessed_types
+from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import Receiver, VersionSet
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
 
@@ -425,5 +426,10 @@ def test_the_functions_own_line_after_an_example_is_no_expected_value() -> None:
     assert examples(prompt, "f") == [((1,), None, False)]
     strings = '// f("(a, b)") == "True"\nfunction f(s){\n}'
     assert examples(strings, "f") == [(("(a, b)",), "True", True)]  # inside strings: as is
-    deep = "// f(" + "(" * 50_000 + "1, 2" + ")" * 50_000 + ") == 1\nfunction f(s){\n}"
-    assert examples(deep, "f") == []  # read in one pass, never recursing
+    deep = "// f(" + "(" * 50 + "1, 2" + ")" * 50 + ") == 1\nfunction f(s){\n}"
+    assert examples(deep, "f") == [(([1, 2],), 1, True)]  # one pass, never recursing
+    # a line past the readers' bound is no example; many calls in one sentence: the first few
+    long = "// f(1) == 2 " + "x" * MAX_EXAMPLE_LINE_CHARS + "\nfunction f(s){\n}"
+    assert examples(long, "f") == []
+    many = "// see " + " and f(a)" * 300 + " or f(1) == 2\nfunction f(s){\n}"
+    assert examples(many, "f") == []

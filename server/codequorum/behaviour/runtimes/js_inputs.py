@@ -35,6 +35,7 @@ size, by the same types.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import random
 import re
@@ -73,9 +74,12 @@ from codequorum.behaviour.runtimes.ts_types import (
     type_parameters,
     unwrapped,
 )
+from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
 
 MAX_EXAMPLES = 32
+#: How many calls inside one sentence are tried as an example (each is read to the line's end).
+SENTENCE_CALLS = 4
 _EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|#?\s*(?:===|==>|==|=>|➞|->|→"
                            r"|=(?![=>])|\bshould\s+return\b|\breturns?\b:?))\s*")
 #: String literals, and Python's words as prose copied from a Python docstring writes them
@@ -228,7 +232,8 @@ def comment_lines(text: str) -> list[str]:
     """The lines of ``text`` (a version, the prompt, the comment above the function), their
     comment marks taken off: a line that is a call with literal arguments is an example
     wherever it stands (a call in code has variables or a keyword before it)."""
-    return [_COMMENT_END.sub("", _COMMENT_PREFIX.sub("", line, count=1))
+    return ["" if len(line) > MAX_EXAMPLE_LINE_CHARS else
+            _COMMENT_END.sub("", _COMMENT_PREFIX.sub("", line, count=1))
             for line in text.splitlines()]
 
 
@@ -316,10 +321,9 @@ def _call_in_sentence(line: str, short: str
                       ) -> tuple[str, tuple[Any, ...] | None, Any, bool] | None:
     """The first call of ``short`` with literal arguments inside a sentence, read from where
     it starts (what follows it may give its value)."""
-    for m in re.finditer(rf"(?<![\w.$]){re.escape(short)}\(", line):
-        if m.start() == 0:
-            continue
-        got = _read_call(line[m.start():])
+    starts = (m.start() for m in re.finditer(rf"(?<![\w.$]){re.escape(short)}\(", line))
+    for start in itertools.islice((k for k in starts if k), SENTENCE_CALLS):
+        got = _read_call(line[start:])
         if got is not None and got[1] is not None:
             return got
     return None
