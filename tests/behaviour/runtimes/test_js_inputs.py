@@ -433,3 +433,17 @@ def test_the_functions_own_line_after_an_example_is_no_expected_value() -> None:
     assert examples(long, "f") == []
     many = "// see " + " and f(a)" * 300 + " or f(1) == 2\nfunction f(s){\n}"
     assert examples(many, "f") == []
+
+
+def test_an_expected_value_written_over_several_comment_lines_is_read_whole() -> None:
+    """HumanEval/113's second value is a list of two long strings, one a line; a value
+    left open to the function's own line is no value."""
+    prompt = ('//>>> odd_count(["3", "11111111"])\n'
+              '//["the number of odd elements 1n the str1ng 1 of the 1nput.",\n'
+              '// "the number of odd elements 8n the str8ng 8 of the 8nput."]\n'
+              '//>>> odd_count(["1"])\n//[1,\nfunction odd_count(lst){\n}')
+    assert examples(prompt, "odd_count") == [
+        ((["3", "11111111"],), ["the number of odd elements 1n the str1ng 1 of the 1nput.",
+                                "the number of odd elements 8n the str8ng 8 of the 8nput."],
+         True),
+        ((["1"],), None, False)]

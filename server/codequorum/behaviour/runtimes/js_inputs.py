@@ -78,6 +78,8 @@ from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
 
 MAX_EXAMPLES = 32
+#: How many comment lines one expected value may take (a list written over several).
+VALUE_LINES = 20
 #: How many calls inside one sentence are tried as an example (each is read to the line's end).
 SENTENCE_CALLS = 4
 _EXPECT_SPLIT = re.compile(r"\s*(?://\s*(?:=>|->|returns?:?|→)?|#?\s*(?:===|==>|==|=>|➞|->|→"
@@ -362,15 +364,42 @@ def _on_instance(instance: js_instances.Instance, var: str,
 
 
 def _with_next(got: Call, lines: Sequence[str], i: int) -> Call:
-    """``got``, its expected value read from the next line when its own has none."""
+    """``got``, its expected value read from the next line when its own has none (a list
+    or an object left open there goes on over the lines that close it)."""
     if not got[2] and i + 1 < len(lines) and expected_line(lines[i + 1]):
-        following = parse_expression("(" + _value_text(expected_line(lines[i + 1])) + ")")
+        following = parse_expression("(" + _value_text(_value_lines(lines, i + 1)) + ")")
         if following is not None and following.type not in _NOT_VALUES and not (
                 following.type == "parenthesized_expression" and following.named_children
                 and following.named_children[0].type in _NOT_VALUES):
             with contextlib.suppress(NotLiteral):
                 return got[0], literal(following), True
     return got
+
+
+def _value_lines(lines: Sequence[str], start: int) -> str:
+    """The value that starts at ``lines[start]``: that line, and while it leaves a bracket
+    open, the next ones (at most :data:`VALUE_LINES`; a value never closed is that line)."""
+    text = expected_line(lines[start])
+    depth = _open_brackets(text)
+    for line in lines[start + 1:start + VALUE_LINES]:
+        if depth <= 0:
+            break
+        text += " " + line.strip()
+        depth += _open_brackets(line)
+    return text if depth == 0 else expected_line(lines[start])
+
+
+def _open_brackets(text: str) -> int:
+    """How many brackets ``text`` opens and leaves open (string literals left out)."""
+    depth, quote = 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote and text[i - 1] != "\\" else quote
+        elif ch in "\"'`":
+            quote = ch
+        else:
+            depth += (ch in "([{") - (ch in ")]}")
+    return depth
 
 
 # ------------------------------------------------------------------ TypeScript types
