@@ -215,3 +215,17 @@ def test_a_methods_prompts_say_what_it_is_called_on() -> None:
     read = [(c.name, c.args, c.expected, c.receiver)
             for c in doctest_cases(perimeter, "perimeter")]
     assert read == [("Square(3).perimeter", (), 12, Receiver("Square", (3,)))]
+
+
+def test_brackets_inside_a_prose_examples_strings_are_text() -> None:
+    """HumanEval/119's ``match_parens([')', ')']) == 'No'`` and /132's
+    ``is_nested('[]]]]]]][[[[[]') ➞ False`` were lost: the brackets in their strings closed
+    the call early. An apostrophe in the sentence (``it's``) opens no string."""
+    code = ('def match_parens(lst):\n    """Examples:\n'
+            "    match_parens(['()(', ')']) == 'Yes'\n"
+            "    match_parens([')', ')']) == 'No'\n"
+            "    It's said: match_parens(['(', ')']) == 'Yes'\n"
+            '    """\n')
+    assert _cases(code, "match_parens") == [
+        ((["()(", ")"],), "Yes", True), (([")", ")"],), "No", True),
+        ((["(", ")"],), "Yes", True)]

@@ -296,11 +296,18 @@ def _call_line_cases(doc: str, name: str) -> Iterator[TestCase]:
 
 def _closing_brackets(line: str) -> dict[int, int]:
     """Where the bracket opened at each position closes (any of ``([{`` closed by any of
-    ``)]}``, as a count of depth would pair them), in one pass."""
+    ``)]}``, as a count of depth would pair them; brackets inside a string literal,
+    ``f(')')``, are text; a quote after a letter is prose's apostrophe, ``it's``), in one
+    pass."""
     pairs: dict[int, int] = {}
     opened: list[int] = []
+    quote = ""
     for i, ch in enumerate(line):
-        if ch in "([{":
+        if quote:
+            quote = "" if ch == quote and line[i - 1] != "\\" else quote
+        elif ch in "'\"" and not (i and line[i - 1].isalnum()):
+            quote = ch
+        elif ch in "([{":
             opened.append(i)
         elif ch in ")]}" and opened:
             pairs[opened.pop()] = i

@@ -87,3 +87,11 @@ def test_arithmetic_of_number_literals_is_computed_as_javascript_does() -> None:
         except NotLiteral:
             continue
         raise AssertionError(text)
+
+
+def test_a_key_written_twice_keeps_its_last_value() -> None:
+    """HumanEval/95's ``{"a":"apple", 8:"banana", "a":"apple"}``: JavaScript has two keys,
+    ``"8"`` and ``"a"``, not three entries."""
+    node = parse_expression('({"a": "apple", 8: "banana", "a": "pear"})')
+    assert node is not None
+    assert literal(node) == {"$": "object", "v": [["8", "banana"], ["a", "pear"]]}

@@ -176,7 +176,9 @@ def _number(text: str) -> Any:
 
 
 def _object(node: Node) -> Any:
-    pairs: list[list[Any]] = []
+    """An object literal: its own keys, sorted; a key written twice keeps its last value,
+    as JavaScript does (``{"a": 1, "a": 2}`` is ``{"a": 2}``)."""
+    pairs: dict[str, Any] = {}
     for child in node.named_children:
         if child.type == "comment":
             continue
@@ -188,9 +190,9 @@ def _object(node: Node) -> Any:
         name = _literal(key) if key.type in ("string", "number") else node_text(key)
         if key.type == "computed_property_name":
             raise NotLiteral("computed key")
-        pairs.append([str(js_values.show(name)) if not isinstance(name, str) else name,
-                      _literal(value)])
-    return {"$": "object", "v": sorted(pairs, key=lambda p: p[0])}
+        pairs[str(js_values.show(name)) if not isinstance(name, str) else name] = \
+            _literal(value)
+    return {"$": "object", "v": [[k, pairs[k]] for k in sorted(pairs)]}
 
 
 def _collection(node: Node) -> Any:
