@@ -36,6 +36,7 @@ from typing import Any
 from codequorum.core import pyast
 from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import Receiver, TestCase
+from codequorum.core.quoted import outside_quotes
 from codequorum.ingest import humaneval
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -301,13 +302,8 @@ def _closing_brackets(line: str) -> dict[int, int]:
     pass."""
     pairs: dict[int, int] = {}
     opened: list[int] = []
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            quote = "" if ch == quote and line[i - 1] != "\\" else quote
-        elif ch in "'\"" and not (i and line[i - 1].isalnum()):
-            quote = ch
-        elif ch in "([{":
+    for i, ch in outside_quotes(line, "'\"", apostrophes=True):
+        if ch in "([{":
             opened.append(i)
         elif ch in ")]}" and opened:
             pairs[opened.pop()] = i

@@ -76,6 +76,7 @@ from codequorum.behaviour.runtimes.ts_types import (
 )
 from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
+from codequorum.core.quoted import outside_quotes
 
 MAX_EXAMPLES = 32
 #: How many comment lines one expected value may take (a list written over several).
@@ -141,13 +142,9 @@ def _as_javascript(text: str) -> str:
     out = list(text)
     opened: list[int | None] = []  # per open bracket: where a tuple may start, else None
     tuples: set[int] = set()
-    quote = last = ""
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "\"'`":
-            quote = ch
-        elif ch in "([{":
+    last = ""
+    for i, ch in outside_quotes(text):
+        if ch in "([{":
             called = bool(last) and (last.isalnum() or last in "_$)]")
             opened.append(i if ch == "(" and not called else None)
         elif ch == "," and opened and opened[-1] is not None:
@@ -391,15 +388,7 @@ def _value_lines(lines: Sequence[str], start: int) -> str:
 
 def _open_brackets(text: str) -> int:
     """How many brackets ``text`` opens and leaves open (string literals left out)."""
-    depth, quote = 0, ""
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "\"'`":
-            quote = ch
-        else:
-            depth += (ch in "([{") - (ch in ")]}")
-    return depth
+    return sum((ch in "([{") - (ch in ")]}") for _i, ch in outside_quotes(text))
 
 
 # ------------------------------------------------------------------ TypeScript types

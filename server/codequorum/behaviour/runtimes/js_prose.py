@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, parse_expression
+from codequorum.core.quoted import outside_quotes
 
 #: An example: its arguments, expected value and whether it has one.
 Call = tuple[tuple[Any, ...], Any, bool]
@@ -118,13 +119,9 @@ def _value(text: str) -> tuple[Any] | None:
 
 def _top_level_split(text: str) -> list[str]:
     """``text`` cut at the commas outside brackets and string literals."""
-    parts, depth, start, quote = [], 0, 0, ""
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote and text[i - 1] != "\\" else quote
-        elif ch in "\"'`":
-            quote = ch
-        elif ch in "([{":
+    parts, depth, start = [], 0, 0
+    for i, ch in outside_quotes(text):
+        if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1
