@@ -939,3 +939,21 @@ def test_versions_saying_the_same_of_their_figures_share_one_note() -> None:
         "versions 1 and 3: executed bytecodes approximate on 3 of 10 inputs: a reason",
         "version 4: other"]
     assert grouped_notes([]) == []
+
+
+def test_a_timedelta_hint_draws_timedeltas_the_sandbox_runs_on() -> None:
+    """humanize's ``_abs_timedelta(delta: dt.timedelta)`` was drawn as integers (``-delta``
+    read as a number), so every version raised and nothing ran. The hint is datetime's,
+    whatever the module is named: its edges and draws are timedeltas, and the version
+    that drops the seconds' sign parts from the others on ``timedelta(seconds=-1)``."""
+    head = "import datetime as dt\n\ndef absolute(delta: dt.timedelta) -> dt.timedelta:\n"
+    ss = VersionSet(task_id="abs", entry_point="absolute", prompt="", versions=[
+        model.Version(code=head + "    return -delta if delta.days < 0 else delta\n"),
+        model.Version(code=head + "    return abs(delta)\n"),
+        model.Version(code=head + "    return dt.timedelta(days=abs(delta.days),"
+                      " seconds=delta.seconds)\n")])
+    report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=6, scaling=False))
+    assert all(c.status == "ok" for c in report.candidates)
+    assert report.output_clusters == [[0, 1], [2]]
+    [verdict] = [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
+    assert "absolute(datetime.timedelta(days=-1, seconds=86399))" in verdict.message

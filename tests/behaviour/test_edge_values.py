@@ -36,3 +36,12 @@ def test_arguments_vary_one_parameter_at_a_time() -> None:
     assert args[:5] == [("", 1), ("a", 0), ("a", 1), ("<a href='x'>&amp;\"</a>", 1), ("a", -1)]
     assert len(args) == 6 and len(set(map(repr, args))) == 6
     assert edge_args([], 5) == [] and edge_args([("int",)], 0) == []
+
+
+def test_datetimes_values_have_edges_of_their_own() -> None:
+    import datetime as dt
+
+    assert edge_values(("timedelta",))[:3] == [dt.timedelta(0), dt.timedelta(seconds=-1),
+                                               dt.timedelta(seconds=1)]
+    assert dt.date(2024, 2, 29) in edge_values(("date",))
+    assert all(type(v) is dt.datetime for v in edge_values(("datetime",)))

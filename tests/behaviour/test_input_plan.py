@@ -46,6 +46,10 @@ def _ann(text: str) -> ast.expr:
         ("Set[str]", "set[str]"),
         ("bool", "bool"),
         ("list", "list[int]"),
+        ("dt.timedelta", "timedelta"),
+        ("datetime.date", "date"),
+        ("datetime", "datetime"),
+        ("Optional[datetime.datetime]", "datetime | None"),
     ],
 )
 def test_annotations_resolve_statically(annotation: str, expected: str) -> None:

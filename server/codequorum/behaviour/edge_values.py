@@ -10,6 +10,7 @@ ordinary value, so ``n`` inputs cover every parameter's edges first.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -29,6 +30,19 @@ STR_EDGES: tuple[str, ...] = (
     "", "a", "<a href='x'>&amp;\"</a>", "it's \"quoted\"", "naïve café ß 日本", "   ",
     "line one\nline two", "  padded  ",
 )
+#: datetime's values at the edges: zero, a second either side of it (a negative
+#: ``timedelta`` keeps its days negative and its seconds positive), a day and more, a leap
+#: day, the ends of a year and of the range, a microsecond.
+TIME_EDGES: dict[str, tuple[Any, ...]] = {
+    "timedelta": (dt.timedelta(0), dt.timedelta(seconds=-1), dt.timedelta(seconds=1),
+                  dt.timedelta(days=-1), dt.timedelta(days=1, seconds=3600),
+                  dt.timedelta(days=400), dt.timedelta(microseconds=1)),
+    "date": (dt.date(2000, 1, 1), dt.date(2024, 2, 29), dt.date(1999, 12, 31),
+             dt.date(1970, 1, 1), dt.date(1, 1, 1), dt.date(9999, 12, 31)),
+    "datetime": (dt.datetime(2000, 1, 1), dt.datetime(2024, 2, 29, 23, 59, 59),
+                 dt.datetime(1999, 12, 31, 12, 30), dt.datetime(1970, 1, 1),
+                 dt.datetime(2000, 1, 1, 0, 0, 0, 1)),
+}
 #: How many edge values of an element type go into a container's edges.
 _ELEMENTS = 2
 
@@ -46,6 +60,8 @@ def edge_values(spec: Spec) -> list[Any]:
         return list(STR_EDGES)
     if kind == "none":
         return [None]
+    if kind in TIME_EDGES:
+        return list(TIME_EDGES[kind])
     if kind in ("list", "tuple*", "set"):
         return _sequence_edges(kind, spec[1])
     if kind == "dict":

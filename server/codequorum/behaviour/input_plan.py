@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import datetime as dt
 import functools
 import os
 import random
@@ -122,9 +123,12 @@ DEFAULT_SIZES: tuple[int, ...] = (8, 64, 512)
 TypeSpec = tuple[Any, ...]
 """A resolved annotation: ``("int",)``, ``("float",)``, ``("bool",)``, ``("str",)``,
 ``("none",)``, ``("list", T)``, ``("set", T)``, ``("dict", K, V)``, ``("tuple", T1, ...)``,
-``("tuple*", T)`` (variable length) or ``("union", T1, T2, ...)``."""
+``("tuple*", T)`` (variable length), ``("union", T1, T2, ...)``, or ``datetime``'s
+``("timedelta",)``, ``("date",)``, ``("datetime",)`` (naive)."""
 
-_SCALARS = {"int": ("int",), "float": ("float",), "bool": ("bool",), "str": ("str",)}
+_SCALARS = {"int": ("int",), "float": ("float",), "bool": ("bool",), "str": ("str",),
+            # datetime's, however the module is named (``dt.timedelta``, ``timedelta``)
+            "timedelta": ("timedelta",), "date": ("date",), "datetime": ("datetime",)}
 _SEQ_NAMES = {
     "list": "list",
     "List": "list",
@@ -148,6 +152,9 @@ _TUPLE_NAMES = {"tuple", "Tuple"}
 def _name_of(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in (
+            "timedelta", "date", "datetime"):
+        return node.attr  # datetime's, the module under any name: dt.timedelta
     if (
         isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
@@ -258,7 +265,7 @@ def spec_text(spec: TypeSpec | None) -> str:
     if spec is None:
         return "?"
     kind = spec[0]
-    if kind in ("int", "float", "bool", "str"):
+    if kind in ("int", "float", "bool", "str", "timedelta", "date", "datetime"):
         return str(kind)
     if kind == "none":
         return "None"
@@ -348,6 +355,8 @@ def _strategy(spec: TypeSpec, max_size: int, inner: bool = False) -> Any:
         return st.text(alphabet=_TEXT_ALPHABET, max_size=max_size * 2)
     if kind == "none":
         return st.none()
+    if kind in _TIME_STRATEGIES:
+        return _TIME_STRATEGIES[kind](st)
     if kind == "list":
         return st.lists(_strategy(spec[1], max_size, True), max_size=max_size)
     if kind == "set":
@@ -363,6 +372,14 @@ def _strategy(spec: TypeSpec, max_size: int, inner: bool = False) -> Any:
     if kind == "tuple":
         return st.tuples(*[_strategy(s, max_size, True) for s in spec[1:]])
     return st.one_of(*[_strategy(s, max_size, inner) for s in spec[1:]])
+
+
+#: Hypothesis' strategies of datetime's values: ten years either side of 2000 (naive).
+_TIME_STRATEGIES: dict[str, Any] = {
+    "timedelta": lambda st: st.timedeltas(dt.timedelta(days=-3650), dt.timedelta(days=3650)),
+    "date": lambda st: st.dates(dt.date(1990, 1, 1), dt.date(2010, 12, 31)),
+    "datetime": lambda st: st.datetimes(dt.datetime(1990, 1, 1), dt.datetime(2010, 12, 31)),
+}
 
 
 _private_home: list[str] = []
@@ -471,6 +488,11 @@ def _scalar_value(spec: TypeSpec, rng: random.Random) -> Any:
         return None
     if kind == "union":
         return _scalar_value(spec[1], rng)
+    if kind == "timedelta":
+        return dt.timedelta(seconds=rng.randint(-10**6, 10**6))
+    if kind in ("date", "datetime"):
+        start = dt.datetime(2000, 1, 1) + dt.timedelta(seconds=rng.randint(0, 10**9))
+        return start if kind == "datetime" else start.date()
     return sized_value(spec, 4, rng)
 
 
@@ -520,6 +542,9 @@ def default_value(spec: TypeSpec | None) -> Any:
         "set": set(),
         "dict": {},
         "tuple*": (),
+        "timedelta": dt.timedelta(seconds=90),
+        "date": dt.date(2000, 1, 1),
+        "datetime": dt.datetime(2000, 1, 1),
     }.get(kind, sized_value(spec, 2, random.Random(0)) if kind == "tuple" else None)
 
 

@@ -122,3 +122,21 @@ def test_malformed_frames_are_refused_where_json_was_never_imported(tmp_path: Pa
     done = subprocess.run([sys.executable, "-I", "-S", "-c", script], capture_output=True,
                           text=True, check=True, cwd=tmp_path)
     assert done.stdout.split() == ["refused"] * 4 + ["False"]
+
+
+def test_datetimes_values_cross_tagged_and_a_time_zone_or_a_forged_one_does_not() -> None:
+    import datetime as dt
+
+    values = [dt.timedelta(days=-1, seconds=5, microseconds=7), dt.date(2024, 2, 29),
+              dt.datetime(2000, 1, 1, 12, 0, 0, 1), (dt.timedelta(0),)]
+    encoded = [protocol.encode_value(v) for v in values]
+    assert encoded[0] == {"$": "timedelta", "v": [-1, 5, 7]}
+    assert encoded[1] == {"$": "date", "v": "2024-02-29"}
+    assert [protocol.decode_value(e) for e in encoded] == values
+    assert type(protocol.decode_value(encoded[2])) is dt.datetime
+    with pytest.raises(TypeError, match="not a literal"):
+        protocol.encode_value(dt.datetime(2000, 1, 1, tzinfo=dt.UTC))
+    for forged in ({"$": "timedelta", "v": [10**12, 0, 0]}, {"$": "date", "v": "2000-13-01"},
+                   {"$": "timedelta", "v": ["9" * 5000, 0, 0]}, {"$": "datetime", "v": None}):
+        with pytest.raises(protocol.ProtocolError, match="malformed value"):
+            protocol.decode_untrusted(forged)

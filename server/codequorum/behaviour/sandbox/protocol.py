@@ -15,7 +15,9 @@ Child -> parent message types:
 Test values (``args``, ``kwargs``, ``expected``) cross the pipe as tagged JSON built
 by :func:`encode_value`: ``None``, ``bool``, ``int``, ``float`` (NaN and infinities
 too), ``str``, ``list`` as plain JSON; ``tuple``, ``set``, ``frozenset``, ``dict`` (any
-literal keys), ``bytes``, ``bytearray`` and ``complex`` as ``{"$": tag, "v": ...}``.
+literal keys), ``bytes``, ``bytearray`` and ``complex`` as ``{"$": tag, "v": ...}``, and
+``datetime``'s ``timedelta`` (days, seconds, microseconds), ``date`` and naive ``datetime``
+(ISO text) the same way (``datetime`` is imported only where such a value is decoded).
 Anything else is refused in the parent with :class:`TypeError`.
 """
 
@@ -167,7 +169,37 @@ def encode_value(value: Any) -> Any:
         return {"$": tag, "v": bytes(value).hex()}
     if isinstance(value, complex):
         return {"$": "complex", "v": [encode_value(value.real), encode_value(value.imag)]}
+    timed = _encode_time(value)
+    if timed is not None:
+        return timed
     raise TypeError(f"test value of type {type(value).__name__} is not a literal")
+
+
+#: The values of ``datetime`` a test may hold, by their tag (a type's own name).
+TIME_TAGS = frozenset({"timedelta", "date", "datetime"})
+
+
+def _encode_time(value: Any) -> dict[str, Any] | None:
+    """A ``timedelta``, ``date`` or naive ``datetime`` (exactly those types) as tagged
+    data; None for anything else (a time zone is an object of its own)."""
+    kind = type(value)
+    if kind.__module__ != "datetime" or kind.__name__ not in TIME_TAGS:
+        return None
+    if kind.__name__ == "timedelta":
+        return {"$": "timedelta", "v": [value.days, value.seconds, value.microseconds]}
+    if kind.__name__ == "datetime" and value.tzinfo is not None:
+        return None
+    return {"$": kind.__name__, "v": value.isoformat()}
+
+
+def _decode_time(tag: str, v: Any) -> Any:
+    import datetime
+
+    if tag == "timedelta":
+        days, seconds, microseconds = (int(x) for x in v)
+        return datetime.timedelta(days=days, seconds=seconds, microseconds=microseconds)
+    made = datetime.datetime if tag == "datetime" else datetime.date
+    return made.fromisoformat(str(v))
 
 
 MAX_PLAIN_ITEMS = 10_000
@@ -266,6 +298,8 @@ def decode_value(data: Any) -> Any:
         return complex(decode_value(re_), decode_value(im))
     if tag == "repr":
         return Opaque(str(v))
+    if tag in TIME_TAGS:
+        return _decode_time(str(tag), v)
     raise ProtocolError(f"unknown value tag {tag!r}")
 
 
@@ -275,5 +309,6 @@ def decode_untrusted(data: Any) -> Any:
         return decode_value(data)
     except ProtocolError:
         raise
-    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError,
+            OverflowError) as exc:
         raise ProtocolError(f"malformed value: {type(exc).__name__}") from None
