@@ -27,7 +27,8 @@ In order:
    arguments drawn by Hypothesis. The types come from the annotations (resolved through
    ast against a whitelist of builtin/typing names: ``int``, ``float``, ``bool``,
    ``str``, ``list``/``List``, ``dict``/``Dict``, ``tuple``/``Tuple``, ``set``,
-   ``Optional``, ``Union``, ``X | Y``, ``Any``/``object`` as a union of plain values...),
+   ``Optional``, ``Union``, ``X | Y``, ``Any``/``object`` as a union of plain values,
+   ``datetime``'s ``timedelta``, ``date`` and ``datetime`` under any module name...),
    else from the first example's values, else from how the versions use the parameter
    (:mod:`codequorum.behaviour.usage_types`); draws have bounded sizes and a fixed seed,
    from the seed alone (never from constants of the code loaded in the process);
