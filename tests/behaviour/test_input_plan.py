@@ -380,3 +380,20 @@ def test_examples_that_print_the_call_give_its_parameters_types() -> None:
     labels = [c.label for c in plan.cases]
     assert {"ordinalize(0)", "ordinalize(-1)", "ordinalize(1, ext_only=True)"} <= set(labels)
     assert "parameter types unknown: no generated inputs" not in plan.notes
+
+
+def test_a_function_without_required_parameters_is_called_once_and_its_options_varied(
+        ) -> None:
+    """Nothing to draw was read as "parameter types unknown", so such a function never
+    ran (boltons' ``reseed``, markupsafe's ``Markup.lower``): it is called once, and each
+    optional parameter of a known type passed other values."""
+    plain = collect_inputs(VersionSet.from_codes("t", ["def f():\n    return 1\n"],
+                                                 entry_point="f"))
+    assert [c.label for c in plain.cases] == ["f()"] and plain.notes == []
+    options = collect_inputs(VersionSet.from_codes(
+        "t", ["def f(size=24):\n    return size\n"], entry_point="f"))
+    assert [c.label for c in options.cases] == ["f()", "f(size=0)", "f(size=1)"]
+    shown = collect_inputs(VersionSet.from_codes(
+        "t", ['def f():\n    """\n    >>> f()\n    1\n    """\n    return 1\n'],
+        entry_point="f"))
+    assert [(c.source, c.label) for c in shown.cases] == [("doctest", "f()")]

@@ -897,6 +897,19 @@ def _add_optional(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef,
                 False, label, typed_by_usage=by_usage))
 
 
+def _add_bare_call(plan: InputPlan, entry: str, known: set[str]) -> None:
+    """A function (or a method past its instance) without required parameters: one call
+    with no arguments, where versions returning other things part (unless an example
+    already makes that call, on whatever instance)."""
+    label = call_label(entry, ())
+    made = any(c.test.kind == "call" and not c.test.args and not c.test.kwargs
+               for c in plan.cases)
+    if label not in known and not made:
+        known.add(label)
+        plan.cases.append(InputCase(TestCase(kind="call", args=(), name=label), "edge",
+                                    False, label))
+
+
 def _add_hypothesis(plan: InputPlan, specs: Sequence[Any], entry: str, count: int,
                     known: set[str], by_usage: bool = False) -> None:
     """``count`` inputs drawn by Hypothesis from the parameter types."""
@@ -1018,6 +1031,10 @@ def _editor_inputs(
                        by_usage)
             _add_optional(plan, fn, specs, entry, known, by_usage)
         _add_hypothesis(plan, specs, entry, hypothesis_examples, known, by_usage)
+    elif use_hypothesis and not resolved and hypothesis_examples > 0:
+        _add_bare_call(plan, entry, known)  # nothing to draw: called once, as it is
+        if inferred:
+            _add_optional(plan, fn, [], entry, known, by_usage)
     elif use_hypothesis and not typed:
         plan.notes.append("parameter types unknown: no generated inputs")
     if scaling and resolved:
