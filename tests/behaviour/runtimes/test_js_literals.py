@@ -11,6 +11,7 @@ from codequorum.behaviour.runtimes.js_literals import (
     call_arguments,
     cooked,
     literal,
+    literal_text,
     parse_expression,
 )
 
@@ -95,3 +96,9 @@ def test_a_key_written_twice_keeps_its_last_value() -> None:
     node = parse_expression('({"a": "apple", 8: "banana", "a": "pear"})')
     assert node is not None
     assert literal(node) == {"$": "object", "v": [["8", "banana"], ["a", "pear"]]}
+
+
+def test_a_text_is_a_literal_or_none() -> None:
+    assert literal_text(" [1, 'a'] ") == ([1, "a"],)
+    assert literal_text("null") == (None,)  # a literal that is None, told from no literal
+    assert literal_text("f(1)") is None and literal_text("[1,") is None

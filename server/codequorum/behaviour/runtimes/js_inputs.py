@@ -59,6 +59,7 @@ from codequorum.behaviour.runtimes.js_literals import (
     call_arguments,
     from_python,
     literal,
+    literal_text,
     node_text,
     parse_expression,
 )
@@ -183,10 +184,9 @@ def _read_call(line: str) -> tuple[str, tuple[Any, ...] | None, Any, bool] | Non
         return name, None, None, False
     rest = parts[1] if len(parts) > 1 else ""
     for want in (rest, rest.split(" #")[0]) if rest.strip() else ():  # ``=> 2 # because``
-        expected_node = parse_expression("(" + _value_text(want) + ")")
-        with contextlib.suppress(NotLiteral):
-            if expected_node is not None:
-                return name, args, literal(expected_node), True
+        value = literal_text(_value_text(want))
+        if value is not None:
+            return name, args, value[0], True
     return name, args, None, False
 
 

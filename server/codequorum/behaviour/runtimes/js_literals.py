@@ -306,6 +306,18 @@ def parse_expression(text: str) -> Node | None:
     return first.named_children[0]
 
 
+def literal_text(text: str) -> tuple[Any] | None:
+    """The literal ``text`` is, in a 1-tuple (a literal may be ``None``: JSON's ``null``),
+    or None when it is no literal (an example's value, an argument written in prose)."""
+    node = parse_expression("(" + text.strip() + ")")
+    if node is None:
+        return None
+    try:
+        return (literal(node),)
+    except NotLiteral:
+        return None
+
+
 #: What a test that cannot tell ``null`` from ``undefined`` expects of either: a Python
 #: test's ``None`` (JavaScript answers ``null`` or ``undefined``), a loose
 #: ``assert.deepEqual``'s ``null`` or ``undefined``.
@@ -336,4 +348,5 @@ def from_python(value: Any, none: Any = None) -> Any:
 
 
 __all__ = ["NULLISH", "NotLiteral", "call_arguments", "cooked", "from_python", "literal",
-           "node_text", "parse_expression", "template_parts", "template_strings"]
+           "literal_text", "node_text", "parse_expression", "template_parts",
+           "template_strings"]

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, parse_expression
+from codequorum.behaviour.runtimes.js_literals import literal_text
 from codequorum.core.quoted import outside_quotes
 
 #: An example: its arguments, expected value and whether it has one.
@@ -50,7 +50,7 @@ def prose_examples(lines: Sequence[str], params: Sequence[str],
         args, want = got
         expected = None
         for cut in ([want, want.split(" #")[0]] if want is not None else []):
-            expected = expected or _value(value_text(cut))
+            expected = expected or literal_text(value_text(cut))
         found.append((args, expected[0], True) if expected is not None else (args, None, False))
     return found
 
@@ -95,26 +95,14 @@ def arguments(text: str, params: Sequence[str]) -> tuple[Any, ...] | None:
         pairs = {m.group(1): m.group(2) for m in named if m is not None}
         if len(pairs) != len(parts) or sorted(pairs) != sorted(params):
             return None
-        values = [_value(pairs[p]) for p in params]
+        values = [literal_text(pairs[p]) for p in params]
     else:
         if len(parts) != len(params):
             return None
-        values = [_value(p) for p in parts]
+        values = [literal_text(p) for p in parts]
     if any(v is None for v in values):
         return None
     return tuple(v[0] for v in values if v is not None)
-
-
-def _value(text: str) -> tuple[Any] | None:
-    """The literal ``text`` is, in a 1-tuple (``null`` reads as ``None``), or None when
-    it is not one."""
-    node = parse_expression("(" + text.strip() + ")")
-    if node is None:
-        return None
-    try:
-        return (literal(node),)
-    except NotLiteral:
-        return None
 
 
 def _top_level_split(text: str) -> list[str]:
