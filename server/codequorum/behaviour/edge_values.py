@@ -131,5 +131,6 @@ def edge_args(specs: Sequence[Spec], n: int) -> list[tuple[Any, ...]]:
     return out
 
 
-__all__ = ["FLOAT_EDGES", "INT_EDGES", "MIN_EDGE_INPUTS", "STR_EDGES", "edge_args",
+__all__ = ["FLOAT_EDGES", "INT_EDGES", "MIN_EDGE_INPUTS", "STR_EDGES", "TIME_EDGES",
+           "edge_args",
            "edge_values", "ordinary_args"]

@@ -66,6 +66,7 @@ from codequorum.behaviour.callers import FoundCall, literal_calls
 from codequorum.behaviour.doctest_examples import class_example_cases, example_cases
 from codequorum.behaviour.edge_values import (
     MIN_EDGE_INPUTS,
+    TIME_EDGES,
     edge_args,
     edge_values,
     ordinary_args,
@@ -129,7 +130,7 @@ TypeSpec = tuple[Any, ...]
 
 _SCALARS = {"int": ("int",), "float": ("float",), "bool": ("bool",), "str": ("str",),
             # datetime's, however the module is named (``dt.timedelta``, ``timedelta``)
-            "timedelta": ("timedelta",), "date": ("date",), "datetime": ("datetime",)}
+            **{kind: (kind,) for kind in TIME_EDGES}}
 _SEQ_NAMES = {
     "list": "list",
     "List": "list",
@@ -153,8 +154,8 @@ _TUPLE_NAMES = {"tuple", "Tuple"}
 def _name_of(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in (
-            "timedelta", "date", "datetime"):
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.attr in TIME_EDGES:
         return node.attr  # datetime's, the module under any name: dt.timedelta
     if (
         isinstance(node, ast.Attribute)
@@ -266,7 +267,7 @@ def spec_text(spec: TypeSpec | None) -> str:
     if spec is None:
         return "?"
     kind = spec[0]
-    if kind in ("int", "float", "bool", "str", "timedelta", "date", "datetime"):
+    if kind in ("int", "float", "bool", "str") or kind in TIME_EDGES:
         return str(kind)
     if kind == "none":
         return "None"
