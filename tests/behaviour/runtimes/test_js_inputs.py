@@ -11,16 +11,13 @@ from codequorum.behaviour.runtimes.js_inputs import (
     examples,
     from_python,
     instance_examples,
-    optional_types,
-    parameter_types,
-    repeated,
-    repeats,
     scaled_value,
     scaling_args,
-    type_values,
 )
 from codequorum.behaviour.runtimes.js_instances import MAX_STEPS
 from codequorum.behaviour.runtimes.js_usage import guessed_types
+from codequorum.behaviour.runtimes.ts_draws import repeated, repeats, type_values
+from codequorum.behaviour.runtimes.ts_parameters import optional_types, parameter_types
 from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import Receiver, VersionSet
 from codequorum.generate.input_language import PYTHON_INPUTS, InputLanguage
@@ -53,10 +50,14 @@ def test_typescript_parameter_types_draw_values() -> None:
     assert parameter_types(code, "f") == ["number[]", "string"]
     plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
                                                   entry_point="f"))
-    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 11
-    # two more draws with the array's and the string's first half repeated
-    assert [c.test.args for c in plan.cases[6:8]] == [([-3, 7, 42, -3], "Hello World Hello"), (
-        [7, 42, 2.5, 0, 7, 42], "abcba abcba")]
+    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 14
+    # each of the string's eight samples drawn once
+    assert [c.test.args[1] for c in plan.cases[:8]] == [
+        "a", "hello", "Hello World", "abcba", "x y", "  mIxEd  CASE, 42! ", "naïve Straße", ""]
+    # one draw of equal items, two with the array's and the string's first half repeated
+    assert [c.test.args for c in plan.cases[8:11]] == [
+        ([7, 7, 7, 7], "Hello World"), ([-3, 7, 42, -3], "Hello World Hello"),
+        ([7, 42, 2.5, 0, 7, 42], "abcba abcba")]
     assert all(isinstance(c.test.args[0], list) for c in plan.cases)
     # the scaling series, last: the array and the string scaled together, smallest first
     series = [c for c in plan.cases if c.source == "scaling"]
@@ -112,11 +113,11 @@ def test_untyped_parameters_are_guessed_from_their_use() -> None:
     assert guessed_types(code, "f") == ["number[]", "string", "number"]
     plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="javascript",
                                                   entry_point="f"))
-    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 9
+    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 11
     assert plan.cases[-1].test.args[2] == plan.cases[0].test.args[2]  # n kept, not scaled
     assert "parameter types guessed from their use: number[], string, number" in plan.notes
     assert guessed_types("function f({a}) { return a; }", "f") is None
-    assert [c.origin for c in plan.cases][:6] == ["usage"] * 6
+    assert [c.origin for c in plan.cases][:8] == ["usage"] * 8
 
 
 def test_a_parameter_the_function_calls_is_guessed_a_function() -> None:
@@ -178,8 +179,6 @@ def test_node_repl_and_awaited_examples_are_calls() -> None:
 
 
 def test_a_method_without_parameters_is_called_once_with_none() -> None:
-    from codequorum.behaviour.runtimes.js_inputs import parameter_types
-
     code = "class S {\n  #xs = [];\n  peek(): number | undefined { return this.#xs.at(-1); }\n}"
     assert parameter_types(code, "S.peek") == []
     plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
@@ -276,11 +275,13 @@ def test_optional_parameters_are_given_values_in_draws_of_their_own() -> None:
     assert optional_types([code], "label", ["string"]) == []  # another function's types
     plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
                                                   entry_point="label"))
+    # the draw of equal items (``n`` at a number's 7), then a falsy ``n`` first
     assert [c.label for c in plan.cases] == ['label("red")', 'label("green")',
-                                            'label("green", 0)', 'label("red", 1)']
+                                            'label("green", 7)', 'label("green", 0)',
+                                            'label("red", 1)']
 
 
-def test_only_arrays_and_strings_are_drawn_again_with_repeats() -> None:
+def test_only_arrays_strings_and_maps_are_drawn_again_with_repeats() -> None:
     aliases = {"Names": "string[]", "Point": "{ x: number }"}
     assert [repeats(t, aliases) for t in ("number[]", "Array<string>", "string", "Names",
                                           "[number, number]", "Point", "number")] == [
@@ -447,3 +448,26 @@ def test_an_expected_value_written_over_several_comment_lines_is_read_whole() ->
                                 "the number of odd elements 8n the str8ng 8 of the 8nput."],
          True),
         ((["1"],), None, False)]
+
+
+def test_equal_bounds_are_drawn_for_a_destructured_object_and_its_defaults() -> None:
+    code = ("const fmt = ({ lo, hi }: { lo: number; hi: number }, sep = '-', n = 2,"
+            " f = g()): string => '';")
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
+                                                  entry_point="fmt"), scaling=False)
+    equal = {"$": "object", "v": [["hi", 7], ["lo", 7]]}
+    assert (equal,) in [c.test.args for c in plan.cases]  # lo == hi
+    assert (equal, "Hello World", 7) in [c.test.args for c in plan.cases]
+
+
+def test_equal_arguments_are_drawn_once_and_maps_repeat_their_values() -> None:
+    code = "function clamp(x: number, lo: number, hi: number): number { return x; }"
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
+                                                  entry_point="clamp"), scaling=False)
+    args = [c.test.args for c in plan.cases]
+    assert (7, 7, 7) in args and all(len(set(a)) == 3 for a in args if a != (7, 7, 7))
+    inverted = collect_js_inputs(VersionSet.from_codes("t", [
+        "function invert(m: Map<string, number>): Map<number, string[]> { return m; }"],
+        language="typescript", entry_point="invert"), scaling=False)
+    assert ({"$": "map", "v": [["a", -3], ["a2", -3], ["b", 7], ["c", 42]]},) in [
+        c.test.args for c in inverted.cases]  # two keys with one value

@@ -78,9 +78,11 @@ def test_versions_that_all_fail_to_load_are_not_said_to_disagree(
 def test_a_class_method_without_parameters_runs_on_a_constructed_instance(
         node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     s = scored("stack_class.ts", tmp_path, capsys)
-    # private fields exist: each instance is made by its constructor
-    assert passes(s) == [("ok", 1, 1)] * 5
-    assert [i["label"] for i in s["dynamic"]["inputs"]] == ["peek()"]
+    # private fields exist: each instance is made by its constructor; a bare one, and one
+    # its ``push`` filled (the constructor's parameter has a default)
+    assert passes(s) == [("ok", 2, 2)] * 5
+    assert [i["label"] for i in s["dynamic"]["inputs"]] == [
+        "peek()", "stack.peek() after new Stack(), stack.push(1), stack.push(-3), stack.push(7)"]
 
 
 def test_versions_naming_the_function_their_own_way_run_under_their_names(

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
-from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs, type_values
+from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
 from codequorum.behaviour.runtimes.js_usage import guessed_across, guessed_types, shown_uses
+from codequorum.behaviour.runtimes.ts_draws import type_values
 from codequorum.core.model import VersionSet
 from codequorum.judge.dynamic_rules import dynamic_verdicts
 

@@ -96,8 +96,12 @@ def test_an_example_with_a_setup_of_no_literal_form_is_not_used(node_sandboxed: 
     text = STACK.replace("s.push(2);", "s.push(two);")
     report = _in_module(tmp_path, "stack.ts", text, "Stack.peek", [PEEK, PEEK_BOTTOM],
                         "typescript")
-    # the bare instance, as before: both versions give undefined there
-    assert [i["label"] for i in report.inputs] == ["peek()"]
+    # the bare instance, where both versions give undefined, and one that ``push`` filled
+    # (js_fill.py), where they part
+    assert [i["label"] for i in report.inputs] == [
+        "peek()", "stack.peek() after new Stack(), stack.push(1), stack.push(-3), stack.push(7)"]
+    assert [[o[0] if o else None for o in row] for row in report.outcomes] == [
+        ['{"$":"undefined"}', "7"], ['{"$":"undefined"}', "1"]]
     assert report.inputs_source == ["hypothesis"]
     assert [c.pass_basis for c in report.candidates] == ["inputs run without an exception"] * 2
 

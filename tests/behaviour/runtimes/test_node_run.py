@@ -31,9 +31,9 @@ def test_a_javascript_set_runs_and_its_versions_part(node_sandboxed: object) -> 
     # executed bytecodes: DCTD and BEF over the inputs that passed, growth per call
     assert report.summary["dctd_jsd"] is not None and report.summary["dctd_jsd"] > 0
     assert report.summary["bef_jsd"] is not None
-    # two examples, nine values of the type they show (number[]), two of them again with
-    # their items repeated, three scaling sizes
-    assert report.summary["dctd_inputs"] == 16
+    # two examples, nine values of the type they show (number[]), one with its items
+    # equal, two again with their items repeated, three scaling sizes
+    assert report.summary["dctd_inputs"] == 17
     assert [c.growth_measure for c in report.candidates] == ["bytecodes"] * 3
     # a loop and reduce's callback grow with n; join's work is inside a builtin
     assert [c.growth for c in report.candidates] == [1.0, 1.0, 0.0]

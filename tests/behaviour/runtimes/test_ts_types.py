@@ -3,7 +3,8 @@ tuples, records, maps, sets and type parameters."""
 
 from __future__ import annotations
 
-from codequorum.behaviour.runtimes.js_inputs import type_values, typed_parameters, value_type
+from codequorum.behaviour.runtimes.ts_draws import type_values, value_type
+from codequorum.behaviour.runtimes.ts_parameters import typed_parameters
 from codequorum.behaviour.runtimes.ts_types import (
     declared_types,
     object_members,
@@ -39,6 +40,10 @@ def test_declared_types_are_drawn_through_their_names() -> None:
     assert type_values("[x: number, y: number]", 0) == [0, 1]
     assert unwrapped("readonly number[]") == "number[]"
     assert unwrapped("ReadonlyArray<string>") == "string[]"
+    assert unwrapped(" ((number | null)) ") == "number | null"
+    assert unwrapped("Readonly<(string)[]>") == "(string)[]"
+    assert unwrapped("(x: number) => (string)") == "(x: number) => (string)"
+    assert unwrapped("(a) | (b)") == "(a) | (b)"
 
 
 def test_a_functions_type_parameters_are_numbers() -> None:
@@ -83,7 +88,7 @@ def test_the_types_a_namespace_declares_are_named_bare_and_through_it() -> None:
 
 
 def test_a_function_in_its_module_draws_the_types_its_file_declares() -> None:
-    from codequorum.behaviour.runtimes.js_inputs import module_types
+    from codequorum.behaviour.runtimes.ts_parameters import module_types
     from codequorum.core.model import ModuleContext
 
     text = "export enum D { Up = 'UP' }\nexport function turn(d: D): D { return d; }\n"

@@ -14,14 +14,17 @@ method's examples that build its instance (``const s = new Stack()``, ``s.push(1
 of its class in its module (the comment above the class for a method without examples
 of its own) or, run alone, of a class every version defines; the literal calls of the
 function in its module and the workspace's tests and callers
-(``js_callers.py``, never graded); values drawn from TypeScript parameter types
+(``js_callers.py``, never graded); values drawn from TypeScript parameter types, or
+JavaScript's JSDoc ones (``js_doc_types.py``)
 (``number``, ``string``, ``boolean``, literals, arrays, tuples, objects, records, maps,
-sets, callbacks, ``Date`` and unions of them, ``any``, the aliases, interfaces and enums
-the file declares, a type parameter's bound; optional and rest parameters left out, then
-two draws with arrays' and strings' first half repeated and two that give the optional
+sets, callbacks, ``Date`` and unions of them, ``null`` and ``undefined`` once each,
+``any``, the aliases, interfaces and enums the file declares, a type parameter's bound;
+optional, defaulted and rest parameters left out, then a draw of equal values, two with
+arrays', strings' and maps' first half repeated and two that give the optional
 parameters values) or from the types an example's values show, beside the examples
 (versions that agree on them may part elsewhere; the types the examples show only when the
-function runs alone), a method's on the fullest instance an example builds; the model's
+function runs alone), a method's on the fullest instance an example builds, else again
+on instances its class's fillers filled (``js_fill.py``); the model's
 proposed inputs
 where nothing else exists; last, values of the types the parameters' use in the body
 suggests (``js_usage.py``: string and array methods, records, maps and sets, what a string
@@ -36,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -52,7 +54,7 @@ from codequorum.behaviour.input_plan import (
     Proposer,
     found_input,
 )
-from codequorum.behaviour.runtimes import js_dates, js_instances, js_values
+from codequorum.behaviour.runtimes import js_fill, js_instances, js_values
 from codequorum.behaviour.runtimes.js_callers import grammar, literal_calls
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
@@ -66,13 +68,19 @@ from codequorum.behaviour.runtimes.js_literals import (
 from codequorum.behaviour.runtimes.js_prose import prose_examples
 from codequorum.behaviour.runtimes.js_tests import set_tests
 from codequorum.behaviour.runtimes.js_usage import functions_in, guessed_across, params_of
+from codequorum.behaviour.runtimes.ts_draws import (
+    draw_count,
+    repeated,
+    repeats,
+    type_values,
+    value_type,
+)
+from codequorum.behaviour.runtimes.ts_parameters import (
+    module_types,
+    optional_types,
+    typed_parameters,
+)
 from codequorum.behaviour.runtimes.ts_types import (
-    callback_source,
-    declared_types,
-    index_value,
-    object_members,
-    split_top,
-    type_parameters,
     unwrapped,
 )
 from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
@@ -391,175 +399,6 @@ def _open_brackets(text: str) -> int:
     return sum((ch in "([{") - (ch in ")]}") for _i, ch in outside_quotes(text))
 
 
-# ------------------------------------------------------------------ TypeScript types
-_SAMPLES: dict[str, list[Any]] = {
-    "number": [0, 1, -3, 7, 42, 2.5],
-    "string": ["", "a", "hello", "Hello World", "abcba", "x y"],
-    "boolean": [True, False, True, False, True, False],
-    "bigint": [{"$": "bigint", "v": v} for v in ("0", "1", "-3", "7", "42", "12345678901")],
-    # truthy and falsy values of every kind, for what takes anything (an assertion)
-    "any": [True, 0, "a", None, [1, 2], False, {"$": "undefined"}, 1, ""],
-}
-_SAMPLES["unknown"] = _SAMPLES["any"]
-_SAMPLES["Date"] = list(js_dates.DRAWN)
-
-
-def union_members(type_text: str) -> list[str]:
-    """The members of a union type at its top level (``string | (() => string)`` -> two);
-    one member for a type that is not a union."""
-    members, depth, start = [], 0, 0
-    for k, ch in enumerate(type_text):
-        depth += ch in "([{<"
-        depth -= ch in ")]}>" and type_text[k - 1:k] != "="  # ``=>`` closes nothing
-        if ch == "|" and depth == 0:
-            members.append(type_text[start:k].strip())
-            start = k + 1
-    members.append(type_text[start:].strip())
-    return [m for m in members if m]
-
-
-def type_values(type_text: str, i: int, aliases: Mapping[str, str] | None = None,
-                depth: int = 0) -> Any:
-    """The ``i``-th drawn value of a TypeScript type, or NotLiteral when it is not drawn: a
-    union draws from its members that can be drawn, in turn (a literal member is itself);
-    a name the file declares (``aliases``: ``ts_types.declared_types``) is its type."""
-    t = unwrapped(type_text)
-    if depth > 8:
-        raise NotLiteral(t)
-    aliases = aliases or {}
-    members = union_members(t)
-    if len(members) > 1:
-        drawn = [m for m in members if _drawable(m, aliases, depth)]
-        if not drawn:
-            raise NotLiteral(t)
-        return type_values(drawn[i % len(drawn)], i // len(drawn), aliases, depth + 1)
-    if t in aliases:
-        return type_values(aliases[t], i, aliases, depth + 1)
-    if t in _SAMPLES:
-        return _SAMPLES[t][i % len(_SAMPLES[t])]
-    if t[:1] in "'\"" and t[-1:] == t[:1] and len(t) > 1:
-        return t[1:-1]
-    if re.fullmatch(r"-?\d+(?:\.\d+)?", t):
-        return int(t) if "." not in t else float(t)
-    callback = callback_source(t)
-    if callback is not None:
-        return {"$": "source", "v": callback}
-    return _structured(t, i, aliases, depth)
-
-
-def _structured(t: str, i: int, aliases: Mapping[str, str], depth: int) -> Any:
-    """Arrays, tuples, object types, records, maps and sets of drawable types."""
-    def draw(x: str, k: int) -> Any:
-        return type_values(x, k, aliases, depth + 1)
-    generic = re.fullmatch(r"(Array|Set|Map|Record)<(.+)>", t, re.S)
-    inner = t[:-2] if t.endswith("[]") else (generic.group(2) if generic and generic.group(1)
-                                            in ("Array", "Set") else None)
-    size = i % 4 + (1 if i else 0)
-    if inner is not None:
-        items = [draw(inner, i + k) for k in range(size)]
-        if generic is not None and generic.group(1) == "Set":
-            return {"$": "set", "v": sorted({json.dumps(v): v for v in items}.values(),
-                                            key=json.dumps)}
-        return items
-    if t.startswith("[") and t.endswith("]"):
-        return [draw(re.sub(r"^[\w$]+\??\s*:\s*", "", e), i + k)
-                for k, e in enumerate(split_top(t[1:-1], ","))]
-    pair = split_top(generic.group(2), ",") if generic is not None else []
-    value_type = pair[1] if len(pair) == 2 and pair[0] == "string" else (
-        index_value(t) if t.startswith("{") else None)
-    if value_type is not None:
-        keys = ["a", "b", "c", "d"][:size]
-        if generic is not None and generic.group(1) == "Map":
-            return {"$": "map", "v": [[k, draw(value_type, i + n)] for n, k in enumerate(keys)]}
-        return {"$": "object", "v": [[k, draw(value_type, i + n)] for n, k in enumerate(keys)]}
-    members = object_members(t) if t.startswith("{") and t.endswith("}") else None
-    if members is not None:
-        return {"$": "object", "v": sorted([[name, draw(ty, i + n)]
-                                            for n, (name, ty, optional) in enumerate(members)
-                                            if not optional or i % 2], key=lambda p: p[0])}
-    raise NotLiteral(t)
-
-
-def _drawable(type_text: str, aliases: Mapping[str, str] | None = None,
-              depth: int = 0) -> bool:
-    try:
-        type_values(type_text, 0, aliases, depth + 1)
-    except NotLiteral:
-        return False
-    return True
-
-
-def parameter_types(text: str, entry: str, optional: bool = False) -> list[str] | None:
-    """The TypeScript types of ``entry``'s required parameters (None when one has none);
-    optional and rest parameters are left out (a call may omit them), unless ``optional``:
-    then the optional ones that follow, up to the first without a type or a rest one."""
-    for fn in functions_in(text):
-        if fn.name.split(".")[-1] != entry.split(".")[-1]:
-            continue
-        params = params_of(fn.text)
-        return None if params is None else _declared(params, optional)
-    return None
-
-
-def _declared(params: Node, optional: bool) -> list[str] | None:
-    """:func:`parameter_types` of one parameter list."""
-    types: list[str] = []
-    required = True
-    for p in params.named_children:
-        pattern = p.child_by_field_name("pattern")
-        ann = p.child_by_field_name("type")
-        if pattern is not None and pattern.type == "rest_pattern":
-            break
-        if p.type == "optional_parameter" or not required:
-            required = False
-            if not optional or p.type != "optional_parameter" or ann is None:
-                break
-        elif p.type != "required_parameter" or ann is None:
-            return None
-        types.append(node_text(ann).lstrip(":").strip())
-    return types
-
-
-def optional_types(texts: Sequence[str], entry: str, required: Sequence[str]) -> list[str]:
-    """The types of the optional parameters after ``required`` (the types drawn), from the
-    first text that declares them."""
-    for text in texts:
-        whole = parameter_types(text, entry, optional=True) if text else None
-        if whole is not None and len(whole) > len(required) \
-                and whole[:len(required)] == list(required):
-            return whole[len(required):]
-    return []
-
-
-def typed_parameters(texts: Sequence[str], entry: str
-                     ) -> tuple[list[str], dict[str, str]] | None:
-    """The first text's parameter types of ``entry`` that can all be drawn, with the
-    types that text declares and the function's type parameters (``T`` is ``number``,
-    ``D extends Date`` a ``Date``)."""
-    fallback: tuple[list[str], dict[str, str]] | None = None
-    for text in texts:
-        types = parameter_types(text, entry) if text else None
-        if types is None:
-            continue
-        aliases = declared_types(text)
-        fn = next((f for f in functions_in(text)
-                   if f.name.split(".")[-1] == entry.split(".")[-1]), None)
-        for name, stands in type_parameters(fn.signature if fn is not None else "").items():
-            # a bound that can be drawn (``D extends Date``), else a number
-            aliases.setdefault(name, stands if stands and _drawable(stands, aliases)
-                               else "number")
-        if all(_drawable(t, aliases) for t in types):
-            return types, aliases
-        fallback = fallback or (types, aliases)
-    return fallback
-
-
-def module_types(module: ModuleContext) -> dict[str, str]:
-    """The types the function's own file declares (its text in the module's view)."""
-    text = next((t for p, t in module.files if p == module.path), "")
-    return declared_types(text) if text else {}
-
-
 def shown_types(plan: InputPlan) -> list[str] | None:
     """The types the first input's values show (an example's ``f("a", [1])``: string,
     number[]); None when there is no input or a value shows none."""
@@ -567,22 +406,6 @@ def shown_types(plan: InputPlan) -> list[str] | None:
         return None
     types = [value_type(a) for a in plan.cases[0].test.args]
     return None if None in types else [t for t in types if t]
-
-
-def value_type(tree: Any) -> str | None:
-    """The type a value shows (``"a"`` string, ``[1, 2]`` number[]); None past these."""
-    if isinstance(tree, bool):
-        return "boolean"
-    if isinstance(tree, (int, float)):
-        return "number"
-    if isinstance(tree, str):
-        return "string"
-    if isinstance(tree, dict) and tree.get("$") == "date":
-        return "Date"
-    if isinstance(tree, list):
-        inner = {value_type(x) for x in tree}
-        return f"{inner.pop()}[]" if len(inner) == 1 and None not in inner else None
-    return None
 
 
 # ---------------------------------------------------------------------------- plan
@@ -647,6 +470,10 @@ def collect_js_inputs(
                  shown or guessed_across(version_set.codes, entry))
         _add_scaling(plan, types or [], entry, sizes)
     _on_example_instance(plan, entry)
+    if use_hypothesis:
+        module = version_set.module
+        own = [t for p, t in module.files if p == module.path] if module is not None else []
+        _add_filled(plan, [*own, *graded_texts, *version_set.codes], entry, aliases)
     return plan
 
 
@@ -721,6 +548,29 @@ def _on_example_instance(plan: InputPlan, entry: str) -> None:
         test = replace(case.test, receiver=receiver,
                        name=label if case.test.name == case.label else case.test.name)
         plan.cases[k] = replace(case, test=test, label=label)
+
+
+def _add_filled(plan: InputPlan, texts: Sequence[str], entry: str,
+                aliases: Mapping[str, str]) -> None:
+    """A method's drawn calls again on an instance its class's fillers filled
+    (``js_fill.py``), where no example builds one: ``stack.peekOr(0) after new Stack(),
+    stack.push(1), ...``, beside the calls on a bare one."""
+    if any(c.test.receiver is not None for c in plan.cases if c.source == "doctest"):
+        return
+    short = entry.split(".")[-1]
+    drawn = [c for c in plan.cases if c.source == "hypothesis" and c.test.receiver is None]
+    for k, case in enumerate(drawn[:FILLED_DRAWS]):  # each on an instance filled its way
+        receiver = js_fill.filled_receiver(texts, entry, aliases, start=1 + k)
+        if receiver is None:
+            return
+        var = receiver.name[:1].lower() + receiver.name[1:]
+        label = js_instances.receiver_label(receiver, var, short, case.test.args)
+        test = replace(case.test, receiver=receiver, name=label)
+        plan.cases.insert(plan.cases.index(case) + 1, replace(case, test=test, label=label))
+
+
+#: Drawn calls of a method made again on a filled instance.
+FILLED_DRAWS = 6
 
 
 def _add_scaling(plan: InputPlan, types: Sequence[str], entry: str,
@@ -809,36 +659,24 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
 #: repeats: the first of two equal ages, the most common word), and drawn inputs that give
 #: the optional parameters too.
 REPEATED_DRAWS = 2
+#: The draw every item of one type takes in the draw of equal values (a number's 7).
+EQUAL_AT = 3
 OPTIONAL_DRAWS = 2
-
-
-def repeats(type_text: str, aliases: Mapping[str, str] | None = None) -> bool:
-    """Whether a value of ``type_text`` is drawn again with its items repeated: an array or
-    a string (a tuple, an object or a number is not)."""
-    t = unwrapped(type_text)
-    t = unwrapped((aliases or {}).get(t, t))
-    return t == "string" or t.endswith("[]") or t.startswith("Array<")
-
-
-def repeated(value: Any) -> Any:
-    """``value`` with its first half again after it, so that items repeat and their counts
-    differ: an array's items ([-3, 7, 42] -> [-3, 7, 42, -3]), a string's words ("x y" ->
-    "x y x"); at least one item."""
-    if isinstance(value, list):
-        return value + value[:max(1, len(value) // 2)]
-    if isinstance(value, str) and value:
-        words = value.split(" ")
-        return " ".join(words + words[:max(1, len(words) // 2)])
-    return value
 
 
 def _add_variants(plan: InputPlan, types: Sequence[str], optional: Sequence[str],
                   entry: str, known: set[str], aliases: Mapping[str, str]) -> None:
-    """Beside the plain draws: :data:`REPEATED_DRAWS` with arrays and strings repeated, and
-    :data:`OPTIONAL_DRAWS` that give the optional parameters (``n?: number``) a value."""
+    """Beside the plain draws: one where the parameters and items of one type are equal
+    (``f(7, 7)``, ``f({lo: 7, hi: 7})``, ``f([7, 7, 7, 7])``; with the optional ones too
+    when there are some), :data:`REPEATED_DRAWS` with arrays, strings and maps repeated,
+    and :data:`OPTIONAL_DRAWS` that give the optional parameters (``n?: number``) a value."""
     again = [repeats(t, aliases) for t in types]
     variants: list[tuple[Any, ...]] = []
     try:
+        variants.append(tuple(type_values(t, EQUAL_AT, aliases, step=0) for t in types))
+        if optional:
+            variants.append(tuple(type_values(t, EQUAL_AT, aliases, step=0)
+                                  for t in [*types, *optional]))
         if any(again):
             for i in range(2, 2 + REPEATED_DRAWS):  # arrays of 3 and 4, words of 1 and 2
                 variants.append(tuple(repeated(v) if r else v for v, r in zip(
@@ -858,7 +696,7 @@ def _add_variants(plan: InputPlan, types: Sequence[str], optional: Sequence[str]
 def _add_typed(plan: InputPlan, types: Sequence[str], entry: str, count: int,
                known: set[str], aliases: Mapping[str, str] | None = None,
                by_usage: bool = False) -> None:
-    for i in range(count):
+    for i in range(draw_count(types, count, aliases)):
         try:
             args = tuple(type_values(t, i + k, aliases) for k, t in enumerate(types))
         except NotLiteral:
@@ -899,6 +737,4 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
         _add(plan, TestCase("call", args=args, name=label), "model", False, label, known)
 
 __all__ = ["InstanceExample", "NotLiteral", "collect_js_inputs", "example_call", "examples",
-           "from_python", "instance_examples", "literal",
-           "optional_types", "parameter_types", "repeated", "repeats", "scaled_value",
-           "scaling_args", "type_values"]
+           "from_python", "instance_examples", "literal", "scaled_value", "scaling_args"]

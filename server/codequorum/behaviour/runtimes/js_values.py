@@ -106,7 +106,7 @@ def show(tree: Any) -> str:
     if isinstance(tree, (int, float)):
         return repr(int(tree)) if float(tree).is_integer() and abs(tree) < 2**53 else repr(tree)
     if isinstance(tree, str):
-        return json.dumps(tree)
+        return _string(tree)
     if isinstance(tree, list):
         return "[" + ", ".join(show(x) for x in tree) + "]"
     tag, v = tree.get("$"), tree.get("v")
@@ -139,6 +139,15 @@ def show(tree: Any) -> str:
                           for x in v)
         return f"new {'Map' if tag == 'map' else 'Set'}([{inner}])"
     return json.dumps(tree)
+
+
+def _string(text: str) -> str:
+    """A string literal as JavaScript writes it: printable letters as they are
+    (``"naïve"``), every other character escaped (a control, a bidi mark, a zero-width or
+    non-breaking space), so that a label shows what the value holds."""
+    return "".join(ch if ch.isprintable() else
+                   (f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\u{{{ord(ch):x}}}")
+                   for ch in json.dumps(text, ensure_ascii=False))
 
 
 def show_call(name: str, args: Sequence[Any]) -> str:

@@ -154,14 +154,32 @@ def _split_default(rest: str) -> tuple[str, str, str]:
 
 
 def unwrapped(type_text: str) -> str:
-    """A type without ``readonly`` and ``Readonly<...>``: the same values are passed."""
+    """A type without ``readonly``, ``Readonly<...>`` and enclosing parentheses
+    (``(number | null)``): the same values are passed."""
     t = type_text.strip()
-    while (m := _WRAPPERS.match(t)) is not None:
-        inner = m.group(1) or m.group(2)
-        t = (inner if inner is not None else t[m.end():]).strip()
-        if m.group(2) is not None:
-            t = t + "[]"
-    return t
+    while True:
+        if _parenthesized(t):
+            t = t[1:-1].strip()
+        elif (m := _WRAPPERS.match(t)) is not None:
+            inner = m.group(1) or m.group(2)
+            t = (inner if inner is not None else t[m.end():]).strip()
+            if m.group(2) is not None:
+                t = t + "[]"
+        else:
+            return t
+
+
+def _parenthesized(text: str) -> bool:
+    """Whether ``text`` is one parenthesized type (``(a | b)``, not ``(x) => (y)``)."""
+    if not text.startswith("("):
+        return False
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += ch in "([{<"
+        depth -= ch in ")]}>" and text[k - 1:k] != "="
+        if depth == 0:
+            return k == len(text) - 1
+    return False
 
 
 def split_top(text: str, sep: str) -> list[str]:

@@ -1,0 +1,128 @@
+"""An instance filled through its class's own methods, for a method no example builds one for.
+
+A method drawn on a bare instance (``new Stack()``) sees an empty one: ``peekOr(0)`` gives
+its fallback in every version, and versions that read the wrong end part only once the
+stack holds something. The class's *fillers* are its methods that take values and give
+nothing back: declared ``: void`` in TypeScript, or without a ``return`` of a value and
+with ``this.`` in their body in JavaScript (``push(x)``, ``add(key, value)``); a method
+without parameters (``clear()``) is none. The filled instance is a fresh one with each
+filler (at most :data:`MAX_FILLERS`) called :data:`CALLS` times on drawn values of its
+parameters' types, replayed in the sandbox before the method's call as an example's setup is.
+A class whose constructor needs arguments is not filled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tree_sitter import Node
+
+from codequorum.behaviour.runtimes.js_literals import NotLiteral, node_text
+from codequorum.behaviour.runtimes.js_usage import functions_in, guessed_types, params_of
+from codequorum.behaviour.runtimes.ts_draws import type_values
+from codequorum.behaviour.runtimes.ts_parameters import class_type_parameters, parameter_types
+from codequorum.core.errors import UserError
+from codequorum.core.limits import InputLimitError
+from codequorum.core.model import Receiver
+from codequorum.core.parsing import parse
+
+#: Fillers called, and calls of each.
+MAX_FILLERS = 2
+CALLS = 3
+
+def filled_receiver(texts: Sequence[str], entry: str, aliases: Mapping[str, str],
+                    start: int = 1) -> Receiver | None:
+    """A fresh instance of ``entry``'s class with its fillers called on drawn values (the
+    ``start``-th draw and on), from the first text that defines the class with fillers
+    whose types can all be drawn; None for a function, a class without fillers or one
+    whose constructor takes values."""
+    cls, _, method = entry.rpartition(".")
+    if not cls:
+        return None
+    for text in texts:
+        steps = _steps(text, cls, method, aliases, start)
+        if steps:
+            return Receiver(cls.rpartition(".")[2], (), steps=tuple(steps))
+    return None
+
+
+def _steps(text: str, cls: str, method: str, aliases: Mapping[str, str],
+           start: int) -> list[tuple[str, tuple[Any, ...]]]:
+    """The filler calls of ``cls`` in ``text`` (empty: none, or a constructor with
+    required parameters)."""
+    short = cls.rpartition(".")[2]
+    mine = [fn for fn in functions_in(text)
+            if fn.kind == "method" and fn.qualified_name.rpartition(".")[0].endswith(short)]
+    if any(fn.name == "constructor" and _required(fn.text) for fn in mine):
+        return []
+    known = {**class_type_parameters(text, short), **aliases}
+    known = {k: v or "number" for k, v in known.items()}
+    steps: list[tuple[str, tuple[Any, ...]]] = []
+    fillers = [fn for fn in mine if fn.name not in (method, "constructor") and _fills(fn.text)]
+    for fn in fillers[:MAX_FILLERS]:
+        types = parameter_types(fn.text, fn.name) or guessed_types(fn.text, fn.name)
+        if not types:
+            continue
+        try:
+            steps += [(fn.name, tuple(type_values(t, i + k, known)
+                                      for k, t in enumerate(types)))
+                      for i in range(start, start + CALLS)]
+        except NotLiteral:
+            continue
+    return steps
+
+
+def _required(text: str) -> bool:
+    """Whether a function's first parameter is required (no default, not optional)."""
+    params = params_of(text)
+    first = params.named_children[0] if params is not None and params.named_children else None
+    return first is not None and first.type == "required_parameter" \
+        and first.child_by_field_name("value") is None \
+        and (first.child_by_field_name("pattern") or first).type != "rest_pattern"
+
+
+def _fills(text: str) -> bool:
+    """Whether a method is a filler (module docstring)."""
+    root = _method_node(text)
+    params = root.child_by_field_name("parameters") if root is not None else None
+    if root is None or params is None or not params.named_children:
+        return False
+    ret = root.child_by_field_name("return_type")
+    if ret is not None:
+        return node_text(ret).lstrip(":").strip() == "void"
+    if any(c.type in ("get", "set", "static", "async", "*") for c in root.children[:3]):
+        return False
+    body = root.child_by_field_name("body")
+    return body is not None and "this." in node_text(body) and not _returns_value(body)
+
+
+def _method_node(text: str) -> Node | None:
+    """The method a method's text is, read as a class's body."""
+    try:
+        root = parse("class C {\n" + text + "\n}", "typescript").root_node
+    except (InputLimitError, UserError, ValueError):
+        return None
+    stack = [root]
+    while stack:
+        cur = stack.pop(0)
+        if cur.type == "method_definition":
+            return cur
+        stack.extend(cur.named_children)
+    return None
+
+
+def _returns_value(body: Node) -> bool:
+    """Whether a body (not its nested functions) returns a value."""
+    stack = list(body.named_children)
+    while stack:
+        cur = stack.pop()
+        if cur.type == "return_statement" and cur.named_children:
+            return True
+        if cur.type not in ("function_declaration", "function_expression", "arrow_function",
+                            "method_definition", "class_declaration", "class"):
+            stack.extend(cur.named_children)
+    return False
+
+
+__all__ = ["CALLS", "MAX_FILLERS", "filled_receiver"]

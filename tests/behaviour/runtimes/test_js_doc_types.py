@@ -1,0 +1,62 @@
+"""Parameter types of JavaScript functions, read from their JSDoc comments."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.runtimes.js_doc_types import as_typescript, documented
+from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
+from codequorum.behaviour.runtimes.ts_parameters import parameter_types
+from codequorum.core.model import VersionSet
+
+DOC = """/**
+ * Join the words.
+ * @param {string[]} words - the words
+ * @param {?string} sep
+ * @param {Object.<string, number>} [counts={}] how often each
+ * @param {function(string): boolean} [keep]
+ * @param {Object} opts
+ * @param {number} opts.limit a property, not a parameter
+ */
+"""
+
+
+def test_tags_are_read_with_their_optional_marks() -> None:
+    assert documented(DOC) == {
+        "words": ("string[]", False), "sep": ("string | null", False),
+        "counts": ("Record<string, number>", True), "keep": ("(x: any) => boolean", True),
+        "opts": ("Object", False)}
+    assert documented("@param {number=} n\n@arg {{a: number}} p\n@param {unclosed x") == {
+        "n": ("number", True), "p": ("{a: number}", False)}
+
+
+def test_jsdoc_types_read_as_typescript() -> None:
+    assert [as_typescript(t) for t in (
+        "Array.<String>", "*", "!Number", "?Array", "function(number)", "(number|null)[]",
+        "Map.<string, Boolean>")] == [
+        "Array<string>", "any", "number", "any[] | null", "(x: any) => void",
+        "(number|null)[]", "Map<string, boolean>"]
+
+
+def test_a_javascript_functions_types_are_its_jsdoc_ones_by_name() -> None:
+    code = DOC + "export const join = (words, sep, counts = {}, keep) => words.join(sep);"
+    assert parameter_types(code, "join") == ["string[]", "string | null"]
+    assert parameter_types(code, "join", optional=True) == [
+        "string[]", "string | null", "Record<string, number>", "(x: any) => boolean"]
+    # a required parameter without a tag, or destructured: the types are not known
+    assert parameter_types("/** @param {number} a */\nfunction f(a, b) {}", "f") is None
+    assert parameter_types("/** @param {number} a */\nfunction f({a}) {}", "f") is None
+    assert parameter_types("/** @param {number} a */\nfunction f(a, ...r) {}", "f") == [
+        "number"]
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="javascript",
+                                                  entry_point="join"), scaling=False)
+    assert plan.cases[0].origin == "hint"
+    assert [c.test.args for c in plan.cases[:3]] == [([], None), (["a", "hello"], "a"), (
+        ["hello", "Hello World", "abcba"], "hello")]
+
+
+def test_a_parameter_of_a_type_not_drawn_falls_back_to_its_use() -> None:
+    code = ("/** @param {Object} opts */\n"
+            "function f(opts) { return opts.name.toUpperCase(); }")
+    plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="javascript",
+                                                  entry_point="f"), scaling=False)
+    assert "parameter types not drawn: Object" in plan.notes
+    assert plan.cases and plan.cases[0].origin == "usage"

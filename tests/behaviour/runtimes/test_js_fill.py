@@ -1,0 +1,86 @@
+"""A method's drawn calls again on an instance its class's own fillers filled (``push``),
+read without running, then run in the real Node sandbox in its module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.behaviour.runtimes.js_fill import filled_receiver
+from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
+from codequorum.behaviour.runtimes.ts_parameters import class_type_parameters
+from codequorum.core.model import Receiver, VersionSet
+from codequorum.ingest.js_module_view import js_module_view
+
+STACK = """export class Stack<T> {
+  private items: T[] = [];
+  push(x: T): void { this.items.push(x); }
+  clear(): void { this.items = []; }
+  get size(): number { return this.items.length; }
+  peekOr(fallback: T): T {
+    return this.items.length ? this.items[this.items.length - 1] : fallback;
+  }
+}
+"""
+BOTTOM = "peekOr(fallback: T): T { return this.items[0] ?? fallback; }"
+TOP = "peekOr(fallback: T): T { return this.items.at(-1) ?? fallback; }"
+
+
+def _filled(text: str, entry: str, start: int = 1) -> Receiver | None:
+    return filled_receiver([text], entry, {}, start)
+
+
+def test_fillers_take_values_and_give_nothing_back() -> None:
+    got = _filled(STACK, "Stack.peekOr")
+    assert got is not None and got.name == "Stack" and got.args == ()
+    # clear() takes nothing and the getter gives a value: neither fills
+    assert got.steps == (("push", (1,)), ("push", (-3,)), ("push", (7,)))
+    again = _filled(STACK, "Stack.peekOr", start=2)
+    assert again is not None and again.steps[0] == ("push", (-3,))
+    js = ("class Bag {\n  constructor(limit = 3) { this.items = new Map(); }\n"
+          "  add(word) { this.items.set(word, (this.items.get(word) ?? 0) + 1); }\n"
+          "  has(word) { return this.items.has(word); }\n"
+          "  count(word) { return this.items.get(word) ?? 0; }\n}")
+    bag = _filled(js, "Bag.count")
+    assert bag is not None and [s[0] for s in bag.steps] == ["add"] * 3
+    # a constructor that needs a value, a function, a class without fillers: none
+    assert _filled(js.replace("limit = 3", "limit"), "Bag.count") is None
+    assert _filled("function f(x) { return x; }", "f") is None
+    assert _filled("class P { get(k) { return k; } }", "P.get") is None
+    assert class_type_parameters(STACK, "Stack") == {"T": ""}
+    assert class_type_parameters("class N extends M<string> {}", "N") == {}
+    assert class_type_parameters("class M<K extends string, V = number> {}", "M") == {
+        "K": "string", "V": "number"}
+
+
+def test_a_methods_drawn_calls_run_again_on_filled_instances() -> None:
+    plan = collect_js_inputs(VersionSet.from_codes("t", [STACK], language="typescript",
+                                                  entry_point="Stack.peekOr"), scaling=False)
+    labels = [c.label for c in plan.cases]
+    assert labels[:3] == ["peekOr(0)", "stack.peekOr(0) after new Stack(), stack.push(1),"
+                          " stack.push(-3), stack.push(7)", "peekOr(1)"]
+    assert [c.origin for c in plan.cases[:2]] == ["hint", "hint"]  # T drawn as a number
+    filled = [c for c in plan.cases if c.test.receiver is not None]
+    assert len(filled) == 6
+    assert len({c.test.receiver.steps for c in filled if c.test.receiver}) == 6
+
+
+def test_versions_that_read_the_wrong_end_part_on_a_filled_stack(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    path = tmp_path / "stack.ts"
+    path.write_text(STACK)
+    ss = VersionSet.from_codes("t", [TOP, BOTTOM], language="typescript",
+                               entry_point="Stack.peekOr")
+    ss.module = js_module_view(STACK, path, tmp_path).context("Stack.peekOr", "method")
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.rules.module_problem is None
+    labels = [i["label"] for i in report.inputs]
+    parted = labels.index("stack.peekOr(0) after new Stack(), stack.push(1), stack.push(-3),"
+                          " stack.push(7)")
+    def value(row: object, k: int) -> str | None:
+        got = row[k] if isinstance(row, list) else None
+        return got[0] if got else None
+
+    assert [value(row, parted) for row in report.outcomes] == ["7", "1"]
+    assert [value(row, 0) for row in report.outcomes] == ["0", "0"]  # bare: the fallback
+    assert report.output_clusters == [[0], [1]]

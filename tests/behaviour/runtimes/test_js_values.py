@@ -1,0 +1,14 @@
+"""JavaScript values as labels and messages show them."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.runtimes.js_values import show, show_call
+
+
+def test_strings_show_printable_letters_as_they_are_and_escape_the_rest() -> None:
+    assert show("naïve Straße 日本") == '"naïve Straße 日本"'
+    # a bidi override, a zero-width and a non-breaking space, a line break, a lone half
+    assert show("a\u202eb\u200bc\xa0d\ne\ud800") == '"a\\u202eb\\u200bc\\u00a0d\\ne\\ud800"'
+    assert show('say "hi" \\') == '"say \\"hi\\" \\\\"'
+    assert show("\U0001F600") == '"\U0001F600"' and show("\U000E0041") == '"\\u{e0041}"'
+    assert show_call("f", ["ß", [1, None]]) == 'f("ß", [1, null])'
