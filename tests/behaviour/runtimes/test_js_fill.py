@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
-from codequorum.behaviour.runtimes.js_fill import filled_receiver
+from codequorum.behaviour.runtimes.js_fill import fillers
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
 from codequorum.behaviour.runtimes.ts_parameters import class_type_parameters
 from codequorum.core.model import Receiver, VersionSet
@@ -27,7 +27,8 @@ TOP = "peekOr(fallback: T): T { return this.items.at(-1) ?? fallback; }"
 
 
 def _filled(text: str, entry: str, start: int = 1) -> Receiver | None:
-    return filled_receiver([text], entry, {}, start)
+    found = fillers([text], entry, {})
+    return found.receiver(start) if found is not None else None
 
 
 def test_fillers_take_values_and_give_nothing_back() -> None:
@@ -47,6 +48,9 @@ def test_fillers_take_values_and_give_nothing_back() -> None:
     assert _filled(js.replace("limit = 3", "limit"), "Bag.count") is None
     assert _filled("function f(x) { return x; }", "f") is None
     assert _filled("class P { get(k) { return k; } }", "P.get") is None
+    # a method of another class whose name ends alike is not this one's
+    assert _filled("class MyStack { push(x: number): void {} }\n"
+                   "class Stack { peek() { return 1; } }", "Stack.peek") is None
     assert class_type_parameters(STACK, "Stack") == {"T": ""}
     assert class_type_parameters("class N extends M<string> {}", "N") == {}
     assert class_type_parameters("class M<K extends string, V = number> {}", "M") == {

@@ -14,6 +14,7 @@ A class whose constructor needs arguments is not filled.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tree_sitter import Node
@@ -31,46 +32,50 @@ from codequorum.core.parsing import parse
 MAX_FILLERS = 2
 CALLS = 3
 
-def filled_receiver(texts: Sequence[str], entry: str, aliases: Mapping[str, str],
-                    start: int = 1) -> Receiver | None:
-    """A fresh instance of ``entry``'s class with its fillers called on drawn values (the
-    ``start``-th draw and on), from the first text that defines the class with fillers
-    whose types can all be drawn; None for a function, a class without fillers or one
-    whose constructor takes values."""
+
+@dataclass(frozen=True)
+class Fillers:
+    """A class's fillers as one text defines them: each one's name and parameter types,
+    and the types they are drawn with (the file's and the class's type parameters)."""
+
+    cls: str
+    methods: tuple[tuple[str, tuple[str, ...]], ...]
+    aliases: Mapping[str, str]
+
+    def receiver(self, start: int = 1) -> Receiver | None:
+        """A fresh instance with each filler called :data:`CALLS` times, on the
+        ``start``-th drawn values and on; None when no filler's types can be drawn."""
+        steps: list[tuple[str, tuple[Any, ...]]] = []
+        for name, types in self.methods:
+            try:
+                steps += [(name, tuple(type_values(t, i + k, self.aliases)
+                                       for k, t in enumerate(types)))
+                          for i in range(start, start + CALLS)]
+            except NotLiteral:
+                continue
+        return Receiver(self.cls, (), steps=tuple(steps)) if steps else None
+
+
+def fillers(texts: Sequence[str], entry: str, aliases: Mapping[str, str]) -> Fillers | None:
+    """The fillers of ``entry``'s class in the first text that defines some; None for a
+    function, a class without fillers or one whose constructor needs a value."""
     cls, _, method = entry.rpartition(".")
     if not cls:
         return None
-    for text in texts:
-        steps = _steps(text, cls, method, aliases, start)
-        if steps:
-            return Receiver(cls.rpartition(".")[2], (), steps=tuple(steps))
-    return None
-
-
-def _steps(text: str, cls: str, method: str, aliases: Mapping[str, str],
-           start: int) -> list[tuple[str, tuple[Any, ...]]]:
-    """The filler calls of ``cls`` in ``text`` (empty: none, or a constructor with
-    required parameters)."""
     short = cls.rpartition(".")[2]
-    mine = [fn for fn in functions_in(text)
-            if fn.kind == "method" and fn.qualified_name.rpartition(".")[0].endswith(short)]
-    if any(fn.name == "constructor" and _required(fn.text) for fn in mine):
-        return []
-    known = {**class_type_parameters(text, short), **aliases}
-    known = {k: v or "number" for k, v in known.items()}
-    steps: list[tuple[str, tuple[Any, ...]]] = []
-    fillers = [fn for fn in mine if fn.name not in (method, "constructor") and _fills(fn.text)]
-    for fn in fillers[:MAX_FILLERS]:
-        types = parameter_types(fn.text, fn.name) or guessed_types(fn.text, fn.name)
-        if not types:
-            continue
-        try:
-            steps += [(fn.name, tuple(type_values(t, i + k, known)
-                                      for k, t in enumerate(types)))
-                      for i in range(start, start + CALLS)]
-        except NotLiteral:
-            continue
-    return steps
+    for text in texts:
+        mine = [fn for fn in functions_in(text) if fn.kind == "method"
+                and fn.qualified_name.rpartition(".")[0].rpartition(".")[2] == short]
+        if any(fn.name == "constructor" and _required(fn.text) for fn in mine):
+            return None
+        methods = [(fn.name, tuple(parameter_types(fn.text, fn.name)
+                                   or guessed_types(fn.text, fn.name) or ()))
+                   for fn in mine if fn.name not in (method, "constructor") and _fills(fn.text)]
+        methods = [m for m in methods if m[1]][:MAX_FILLERS]
+        if methods:
+            known = {**class_type_parameters(text, short), **aliases}
+            return Fillers(short, tuple(methods), {k: v or "number" for k, v in known.items()})
+    return None
 
 
 def _required(text: str) -> bool:
@@ -125,4 +130,4 @@ def _returns_value(body: Node) -> bool:
     return False
 
 
-__all__ = ["CALLS", "MAX_FILLERS", "filled_receiver"]
+__all__ = ["CALLS", "MAX_FILLERS", "Fillers", "fillers"]

@@ -557,10 +557,13 @@ def _add_filled(plan: InputPlan, texts: Sequence[str], entry: str,
     stack.push(1), ...``, beside the calls on a bare one."""
     if any(c.test.receiver is not None for c in plan.cases if c.source == "doctest"):
         return
+    found = js_fill.fillers(texts, entry, aliases)
+    if found is None:
+        return
     short = entry.split(".")[-1]
     drawn = [c for c in plan.cases if c.source == "hypothesis" and c.test.receiver is None]
     for k, case in enumerate(drawn[:FILLED_DRAWS]):  # each on an instance filled its way
-        receiver = js_fill.filled_receiver(texts, entry, aliases, start=1 + k)
+        receiver = found.receiver(start=1 + k)
         if receiver is None:
             return
         var = receiver.name[:1].lower() + receiver.name[1:]
