@@ -60,3 +60,13 @@ def test_a_parameter_of_a_type_not_drawn_falls_back_to_its_use() -> None:
                                                   entry_point="f"), scaling=False)
     assert "parameter types not drawn: Object" in plan.notes
     assert plan.cases and plan.cases[0].origin == "usage"
+
+
+def test_a_prompt_of_a_comment_alone_types_the_versions_it_stands_above() -> None:
+    prompt = "/**\n * Words of a sentence.\n * @param {string} s\n */\n"
+    ss = VersionSet.from_codes("t", ["function words(s) { return s.split(' '); }",
+                                     "const words = (s) => s.split(/ +/);"],
+                               language="javascript", entry_point="words", prompt=prompt)
+    plan = collect_js_inputs(ss, scaling=False)
+    assert plan.cases[0].origin == "hint" and not any("guessed" in n for n in plan.notes)
+    assert "  mIxEd  CASE, 42! " in [c.test.args[0] for c in plan.cases]

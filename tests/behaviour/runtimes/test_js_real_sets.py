@@ -158,3 +158,28 @@ def test_versions_given_as_fenced_chat_answers_run_on_their_code(
     assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
     s = json.loads(capsys.readouterr().out)["sets"][0]
     assert passes(s) == [("ok", 1, 1)] * 3
+
+
+@pytest.mark.parametrize(("name", "parted_on"), [
+    # a destructured parameter and one with a default: equal bounds
+    ("format_range.ts", 'formatRange({"end": 7, "start": 7})'),
+    ("safe_length.ts", "safeLength(null)"),  # null and undefined in a union
+    ("title_case.js", 'titleCase("  mIxEd  CASE, 42! ")'),  # JSDoc's type: every string
+    ("invert_map.ts", "invert(new Map("),  # two keys with one value
+    ("stack_peek_or.ts", "stack.peekOr(0) after new Stack(), stack.push(1)"),  # filled
+    ("normalize.ts", "normalize(7, 7, 7)"),  # the parameters of one type equal
+])
+def test_editor_sets_part_their_wrong_version_on_the_input_that_shows_it(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        name: str, parted_on: str) -> None:
+    """The last version of each set is the wrong one (its comment says how): it is apart
+    from the others, which are kept, and the first input it parts on is the telling one."""
+    s = scored(name, tmp_path, capsys)
+    dyn = s["dynamic"]
+    assert dyn["output_clusters"] == [[0, 1, 2], [3]]
+    assert "divergent-outputs" in codes(s) and s["recommended"] != 3
+    assert dyn["inputs"][0]["origin"] == "hint"  # drawn of declared types, not guessed
+    outcomes = dyn["outcomes"]
+    parted = [i["label"] for k, i in enumerate(dyn["inputs"])
+              if outcomes[3][k] != outcomes[0][k]]
+    assert any(label.startswith(parted_on) for label in parted), parted

@@ -442,7 +442,8 @@ def collect_js_inputs(
             _add_class_examples(plan, module, entry, not given.tests, known)
     if version_set.module is not None:
         _add_callers(plan, version_set.module, entry, known, not given.tests)
-    found = typed_parameters([*graded_texts, *version_set.codes], entry)
+    typing = _typing_texts(version_set, graded_texts)
+    found = typed_parameters(typing, entry)
     typed, aliases = found if found is not None else (None, {})
     if version_set.module is not None:  # the types its file declares (an enum, an alias)
         aliases = {**module_types(version_set.module), **aliases}
@@ -455,7 +456,7 @@ def collect_js_inputs(
         # alone, of the types the examples show (in its module, its calls are the truth)
         _add_typed(plan, draw, entry, hypothesis_examples, known, aliases)
         if hypothesis_examples > 0:
-            optional = optional_types([*graded_texts, *version_set.codes], entry, typed) \
+            optional = optional_types(typing, entry, typed) \
                 if typed is not None else []
             _add_variants(plan, draw, optional, entry, known, aliases)
     if proposer is not None and not plan.cases:
@@ -471,10 +472,20 @@ def collect_js_inputs(
         _add_scaling(plan, types or [], entry, sizes)
     _on_example_instance(plan, entry)
     if use_hypothesis:
-        module = version_set.module
-        own = [t for p, t in module.files if p == module.path] if module is not None else []
-        _add_filled(plan, [*own, *graded_texts, *version_set.codes], entry, aliases)
+        _add_filled(plan, typing, entry, aliases)
     return plan
+
+
+def _typing_texts(version_set: VersionSet, graded_texts: Sequence[str]) -> list[str]:
+    """The texts a function's parameter types are read from, first first: the prompt and
+    the current code, the versions, the function's own file (where the JSDoc above it
+    is), and a prompt of a comment alone joined to the first version (the JSDoc it
+    holds is that function's)."""
+    module = version_set.module
+    own = [t for p, t in module.files if p == module.path] if module is not None else []
+    prompt, codes = version_set.prompt or "", version_set.codes
+    joined = [prompt.rstrip() + "\n" + codes[0]] if "@param" in prompt and codes else []
+    return [*graded_texts, *codes, *own, *joined]
 
 
 def scaled_value(type_text: str, n: int) -> Any:
