@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from codequorum.behaviour.runtimes.js_doc_types import as_typescript, documented
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
 from codequorum.behaviour.runtimes.ts_parameters import parameter_types
 from codequorum.core.model import VersionSet
+from codequorum.ingest.js_module_view import js_module_view
 
 DOC = """/**
  * Join the words.
@@ -70,3 +73,16 @@ def test_a_prompt_of_a_comment_alone_types_the_versions_it_stands_above() -> Non
     plan = collect_js_inputs(ss, scaling=False)
     assert plan.cases[0].origin == "hint" and not any("guessed" in n for n in plan.notes)
     assert "  mIxEd  CASE, 42! " in [c.test.args[0] for c in plan.cases]
+
+
+def test_in_its_module_a_functions_jsdoc_is_read_from_its_own_file(tmp_path: Path) -> None:
+    text = ("/**\n * @param {string[]} words\n */\n"
+            "export function longest(words) {\n  return 1;\n}\n")
+    path = tmp_path / "words.js"
+    path.write_text(text)
+    ss = VersionSet.from_codes("t", ["function longest(words) { return words[0]; }"],
+                               language="javascript", entry_point="longest")
+    ss.module = js_module_view(text, path, tmp_path).context("longest", "function")
+    plan = collect_js_inputs(ss, scaling=False)
+    assert plan.cases[0].origin == "hint"
+    assert plan.cases[1].test.args == (["a", "hello"],)

@@ -88,3 +88,17 @@ def test_versions_that_read_the_wrong_end_part_on_a_filled_stack(
     assert [value(row, parted) for row in report.outcomes] == ["7", "1"]
     assert [value(row, 0) for row in report.outcomes] == ["0", "0"]  # bare: the fallback
     assert report.output_clusters == [[0], [1]]
+
+
+def test_a_method_named_alone_in_its_module_is_filled_through_its_class(tmp_path: Path) -> None:
+    """The editor, ``check``, the agents' tool and ``export`` name a method alone
+    (``peekOr``) with its module's owner: the class, its type parameter and its fillers
+    are its own file's."""
+    path = tmp_path / "stack.ts"
+    path.write_text(STACK)
+    ss = VersionSet.from_codes("t", [TOP, BOTTOM], language="typescript", entry_point="peekOr")
+    ss.module = js_module_view(STACK, path, tmp_path).context("Stack.peekOr", "method")
+    plan = collect_js_inputs(ss, scaling=False)
+    assert plan.cases[0].origin == "hint"  # T drawn as a number, not guessed from use
+    assert plan.cases[1].label == ("stack.peekOr(0) after new Stack(), stack.push(1),"
+                                   " stack.push(-3), stack.push(7)")

@@ -443,7 +443,10 @@ def collect_js_inputs(
     if version_set.module is not None:
         _add_callers(plan, version_set.module, entry, known, not given.tests)
     typing = _typing_texts(version_set, graded_texts)
-    found = typed_parameters(typing, entry)
+    # a method in its module is named alone (``peekOr``); its class is the module's owner
+    owned = version_set.module.owner if version_set.module is not None else None
+    qualified = f"{owned}.{entry}" if owned and "." not in entry else entry
+    found = typed_parameters(typing, qualified)
     typed, aliases = found if found is not None else (None, {})
     if version_set.module is not None:  # the types its file declares (an enum, an alias)
         aliases = {**module_types(version_set.module), **aliases}
@@ -472,7 +475,7 @@ def collect_js_inputs(
         _add_scaling(plan, types or [], entry, sizes)
     _on_example_instance(plan, entry)
     if use_hypothesis:
-        _add_filled(plan, typing, entry, aliases)
+        _add_filled(plan, typing, qualified, aliases)
     return plan
 
 
