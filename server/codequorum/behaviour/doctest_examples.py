@@ -263,7 +263,7 @@ VALUE_BUILTINS = frozenset({"range", "list", "tuple", "dict", "set", "frozenset"
 MAX_INSTANCES = 4
 
 
-def _class_node(tree: ast.Module, owner: str) -> ast.ClassDef | None:
+def class_node(tree: ast.Module, owner: str) -> ast.ClassDef | None:
     """The class ``owner`` (dotted for a nested class) defined in ``tree``."""
     body: list[ast.stmt] = tree.body
     found: ast.ClassDef | None = None
@@ -295,7 +295,7 @@ def class_instances(source: str, owner: str, limit: int = MAX_INSTANCES) -> list
     3])``): what a method without examples of its own is called on. Only the class called
     with values (no other names), distinct, in reading order."""
     tree = _parsed_module(source)
-    node = None if tree is None else _class_node(tree, owner)
+    node = None if tree is None else class_node(tree, owner)
     if node is None:
         return []
     cls = owner.rpartition(".")[2]
@@ -323,7 +323,7 @@ def class_example_cases(source: str, owner: str, name: str, may_grade: bool
     its method ``name`` (``p.peek()``, ``next(p)`` for ``__next__``, ``if p:`` for
     ``__bool__``): the inputs of a method whose own docstring has none."""
     tree = _parsed_module(source)
-    node = None if tree is None else _class_node(tree, owner)
+    node = None if tree is None else class_node(tree, owner)
     return [] if node is None else example_cases(node, name, may_grade)
 
 
@@ -335,5 +335,5 @@ def _parsed_module(source: str) -> ast.Module | None:
         return None
 
 
-__all__ = ["MAX_EXAMPLES", "class_example_cases", "class_instances", "example_cases",
-           "invokes"]
+__all__ = ["MAX_EXAMPLES", "class_example_cases", "class_instances", "class_node",
+           "example_cases", "invokes"]

@@ -28,6 +28,7 @@ from typing import Protocol
 from codequorum.behaviour.doctest_examples import class_instances
 from codequorum.behaviour.examples import call_label
 from codequorum.behaviour.input_plan import InputCase, InputPlan
+from codequorum.behaviour.made_instances import made_instances
 from codequorum.core import pyast
 from codequorum.core.model import ModuleContext, Receiver
 
@@ -217,6 +218,15 @@ def method_inputs(plan: InputPlan, context: ModuleContext | None,
     made = next((c.test.receiver for c in plan.cases
                  if c.test.receiver is not None and c.test.receiver.call), None)
     receivers = [made] if made is not None else _class_receivers(context, owner)
+    notes = list(plan.notes)
+    if not receivers and context is not None:  # no example makes one: made without one
+        receivers = made_instances(context.source, owner,
+                                   context.qualified_name.rpartition(".")[2])
+        if receivers:
+            filled = (f", and {len(receivers) - 1} its own methods filled"
+                      if len(receivers) > 1 else "")
+            notes.append(f"`{context.qualified_name}` runs on instances made without an "
+                         f"example: `{receivers[0].label()}`{filled}")
     cases: list[InputCase] = []
     dropped = 0
     for case in plan.cases:
@@ -226,7 +236,6 @@ def method_inputs(plan: InputPlan, context: ModuleContext | None,
             cases.append(_on(case, receivers[len(cases) % len(receivers)]))
         else:
             dropped += 1
-    notes = list(plan.notes)
     if dropped:
         name = context.qualified_name if context is not None else ""
         notes.append(f"`{name}` is a method: its inputs need an example that makes its "

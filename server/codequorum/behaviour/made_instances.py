@@ -1,0 +1,130 @@
+"""The instances a Python method runs on when no example makes one.
+
+A method whose class's examples make no instance had its inputs left out. Where the class
+can be made without arguments (its own ``__init__`` requires none; without one, it is not
+a dataclass with fields, a ``NamedTuple`` or an ``Enum``), its inputs run in turn on a
+bare instance (``Stack()``) and on instances its *fillers* filled: the class's methods
+that take values and give nothing back (``-> None``, or without a ``return`` of a value
+and with a use of ``self.``; not a dunder, a decorated one, nor one without parameters:
+``clear()``), at most :data:`MAX_FILLERS`, each called :data:`CALLS` times on values of
+its parameters' types (``int``, ``float``, ``str``, ``bool``; none written: ``int``). A
+filled instance is an expression evaluated in the module inside the sandbox, as a class
+example's is: ``[(stack := Stack()), stack.push(1), stack.push(-3), stack.push(7)][0]``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from codequorum.behaviour.doctest_examples import class_node
+from codequorum.behaviour.examples import UNREADABLE
+from codequorum.core import pyast
+from codequorum.core.model import Receiver
+
+#: Fillers called, calls of each, and filled instances made (each on other values).
+MAX_FILLERS = 2
+CALLS = 3
+FILLED = 2
+#: The values a filler's parameter of each type is called with, in turn.
+VALUES: dict[str, tuple[object, ...]] = {
+    "int": (1, -3, 7, 42, 0, 2),
+    "float": (1.5, -3.0, 7.25, 42.0, 0.0, 2.5),
+    "str": ("a", "hello", "x y", "Hello World", "", "abcba"),
+    "bool": (True, False, True, True, False, False),
+}
+#: Bases and decorators of classes whose instances need their fields' values.
+_FIELDED = {"NamedTuple", "Enum", "IntEnum", "StrEnum", "Flag", "TypedDict"}
+
+
+def made_instances(source: str, owner: str, method: str) -> list[Receiver]:
+    """A bare instance of the class ``owner`` (dotted when nested) of the module ``source``
+    and :data:`FILLED` filled ones (none without fillers), for its method ``method``;
+    empty when the class is not found or needs arguments."""
+    try:
+        tree = pyast.parse(source)
+    except UNREADABLE:
+        return []
+    node = class_node(tree, owner)
+    if node is None or not _bare(node):
+        return []
+    made: list[Receiver] = [Receiver(owner)]
+    fillers = [f for f in (_filler(n) for n in node.body
+                           if isinstance(n, ast.FunctionDef) and n.name != method) if f]
+    for k in range(FILLED if fillers else 0):
+        made.append(Receiver(owner, source=_filled(owner, fillers[:MAX_FILLERS], k * CALLS)))
+    return made
+
+
+def _bare(node: ast.ClassDef) -> bool:
+    """Whether the class can be called without arguments (module docstring)."""
+    names = {ast.unparse(b).rpartition(".")[2] for b in [*node.bases, *node.decorator_list]}
+    init = next((n for n in node.body if isinstance(n, ast.FunctionDef)
+                 and n.name == "__init__"), None)
+    if init is not None:
+        args = init.args
+        positional = [*args.posonlyargs, *args.args][1:]
+        required = len(positional) - len(args.defaults)
+        return required <= 0 and all(d is not None for d in args.kw_defaults)
+    if names & _FIELDED:
+        return False
+    fielded = any(n.partition("(")[0] == "dataclass" for n in names)
+    return not fielded or all(not isinstance(s, ast.AnnAssign) or s.value is not None
+                              for s in node.body)
+
+
+def _filler(fn: ast.FunctionDef) -> tuple[str, tuple[str, ...]] | None:
+    """A filler's name and its parameters' types (module docstring); None for another
+    method."""
+    if fn.name.startswith("__") or fn.decorator_list:
+        return None
+    args = fn.args
+    params = [*args.posonlyargs, *args.args]
+    if not params or params[0].arg != "self" or len(params) < 2 or args.vararg \
+            or any(d is None for d in args.kw_defaults):
+        return None
+    if fn.returns is not None:
+        if not (isinstance(fn.returns, ast.Constant) and fn.returns.value is None):
+            return None
+    elif _returns_value(fn) or not _uses_self(fn):
+        return None
+    required = params[1:len(params) - len(args.defaults)] or params[1:2]
+    types = tuple("int" if p.annotation is None else ast.unparse(p.annotation)
+                  for p in required)
+    return (fn.name, types) if all(t in VALUES for t in types) else None
+
+
+def _returns_value(fn: ast.FunctionDef) -> bool:
+    """Whether the function (not one nested in it) returns a value."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, ast.Return) and cur.value is not None:
+            return True
+        if not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(cur))
+    return False
+
+
+def _uses_self(fn: ast.FunctionDef) -> bool:
+    return any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+               and n.value.id == "self" for n in ast.walk(fn))
+
+
+def _filled(owner: str, fillers: list[tuple[str, tuple[str, ...]]], start: int) -> str:
+    """The expression that makes an instance and calls each filler on it, ``start``-th
+    values first, then gives the instance."""
+    cls = owner.rpartition(".")[2]
+    var = cls[:1].lower() + cls[1:]
+    var = var if var.isidentifier() and var != cls else "obj"
+    calls = [f"{var}.{name}({_arguments(types, start + i)})"
+             for name, types in fillers for i in range(CALLS)]
+    return f"[({var} := {owner}()), {', '.join(calls)}][0]"
+
+
+def _arguments(types: tuple[str, ...], i: int) -> str:
+    """The ``i``-th values of ``types``, written as Python writes them."""
+    return ", ".join(repr(VALUES[t][(i + k) % len(VALUES[t])]) for k, t in enumerate(types))
+
+
+__all__ = ["CALLS", "FILLED", "MAX_FILLERS", "VALUES", "made_instances"]

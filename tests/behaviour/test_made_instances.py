@@ -1,0 +1,80 @@
+"""Instances a Python method runs on when no example makes one: a bare one and ones its
+class's own methods filled, read from the module; then run in the real sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.behaviour.made_instances import made_instances
+from codequorum.core.model import Receiver
+from tests.behaviour.test_dynamic_analysis import in_module
+
+STACK = '''class Stack:
+    """A last-in first-out stack."""
+
+    def __init__(self, items=None):
+        self.items = list(items or [])
+
+    def push(self, item: int) -> None:
+        self.items.append(item)
+
+    def rename(self, name):
+        self.name = name
+
+    def clear(self) -> None:
+        self.items = []
+
+    @property
+    def size(self) -> int:
+        return len(self.items)
+
+    def extend(self, more: list[int]) -> None:
+        self.items.extend(more)
+
+    def peek_or(self, fallback: int) -> int:
+        return self.items[-1] if self.items else fallback
+'''
+BOTTOM = ("def peek_or(self, fallback: int) -> int:\n"
+          "        return self.items[0] if self.items else fallback\n")
+TOP = ("def peek_or(self, fallback: int) -> int:\n"
+       "        return self.items[len(self.items) - 1] if len(self.items) > 0 else fallback\n")
+
+
+def test_a_bare_instance_and_two_its_fillers_filled() -> None:
+    made = made_instances(STACK, "Stack", "peek_or")
+    # push (-> None) and rename (no return, uses self: an int, none written); not clear()
+    # without parameters, the property, nor extend (a list: not a filler's type)
+    assert made == [
+        Receiver("Stack"),
+        Receiver("Stack", source="[(stack := Stack()), stack.push(1), stack.push(-3), "
+                 "stack.push(7), stack.rename(1), stack.rename(-3), stack.rename(7)][0]"),
+        Receiver("Stack", source="[(stack := Stack()), stack.push(42), stack.push(0), "
+                 "stack.push(2), stack.rename(42), stack.rename(0), stack.rename(2)][0]")]
+    assert "push" not in (made_instances(STACK, "Stack", "push")[1].source or "push")
+
+
+def test_a_class_that_needs_values_to_be_made_is_not_made() -> None:
+    assert made_instances("class P:\n    def __init__(self, x):\n        self.x = x\n",
+                          "P", "f") == []
+    fielded = "from dataclasses import dataclass\n@dataclass\nclass D:\n    x: int\n"
+    assert made_instances(fielded, "D", "f") == []
+    assert made_instances(fielded.replace("x: int", "x: int = 0"), "D", "f") == [
+        Receiver("D")]
+    assert made_instances("class T(NamedTuple):\n    x: int\n", "T", "f") == []
+    assert made_instances("class A:\n    class B:\n        pass\n", "A.B", "f") == [
+        Receiver("A.B")]
+    assert made_instances("class A:\n    pass\n", "Missing", "f") == []
+    assert made_instances("def (:\n", "A", "f") == []
+
+
+def test_versions_that_read_the_wrong_end_part_on_a_filled_instance(tmp_path: Path) -> None:
+    ss = in_module(tmp_path, STACK, [TOP, BOTTOM], "Stack.peek_or", "method")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    assert report.rules.module_problem is None
+    labels = [i["label"] for i in report.inputs]
+    assert labels[0].startswith("Stack().peek_or(")
+    assert labels[1].startswith("[(stack := Stack()), stack.push(1), stack.push(-3), ")
+    assert report.output_clusters == [[0, 2], [1]]  # the current code is the last
+    assert any("runs on instances made without an example: `Stack()`, and 2 its own "
+               "methods filled" in n for n in report.notes)
