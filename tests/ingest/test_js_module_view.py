@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codequorum.ingest.js_module_view import js_module_view, package_name, specifiers
+from codequorum.behaviour.runtimes.ts_parameters import module_types
+from codequorum.ingest.js_module_view import (
+    js_module_view,
+    package_name,
+    specifiers,
+    type_specifiers,
+)
 from tests.behaviour.runtimes.test_node_module import _context, _subpath_workspace, _workspace
 
 
@@ -91,3 +97,19 @@ def test_a_function_in_a_namespace_is_the_modules_own(tmp_path: Path) -> None:
     method = view.context("A.B.K.m", "method")
     assert (method.kind, method.owner) == ("method", "A.B.K")
     assert view.context("M.h.inner").kind == "nested"
+
+
+def test_files_it_imports_types_only_from_are_in_the_view_and_never_noted(
+        tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "types.ts").write_text("export interface User { name: string }\n")
+    text = ("import type { User } from './types';\nimport type { Gone } from './gone';\n"
+            "export type { Role } from './types';\nimport type { X } from 'some-lib';\n"
+            "export function label(u: User): string { return u.name; }\n")
+    (tmp_path / "src" / "users.ts").write_text(text)
+    assert type_specifiers(text, "typescript") == ["./types", "./gone"]
+    view = js_module_view(text, tmp_path / "src" / "users.ts", tmp_path)
+    assert [p for p, _ in view.files] == ["src/users.ts", "src/types.ts"]
+    assert view.notes == ()  # nothing is loaded from them: none missing is a problem
+    context = view.context("label")
+    assert module_types(context)["User"] == "{ name: string }"

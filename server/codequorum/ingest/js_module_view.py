@@ -20,6 +20,9 @@ or compiles anything):
   (:func:`~codequorum.core.safe_paths.workspace_refusal`, on the path and where its links
   lead: a link to ``.env`` is never read) and the bounds of the Python view;
 - ``buffer`` and ``url`` (``node:`` too) are the sandbox's own (:data:`CONTEXT_MODULES`);
+- a file the module imports types only from (``import type { User } from './types'``) is in
+  the view for the types it declares (the inputs are drawn of them), never loaded, and
+  never noted when it is not there;
 - anything else (Node's other modules, a package that is not there, a path that leads out
   of the workspace) is named in a note: the module then does not load in the sandbox, and the
   function's versions are not run there (``not-run-in-module``).
@@ -139,6 +142,20 @@ def specifiers(text: str, language: str) -> list[str]:
         if spec is not None:
             out[spec] = None
         stack.extend(reversed(node.children))
+    return list(out)
+
+
+def type_specifiers(text: str, language: str) -> list[str]:
+    """The relative specifiers ``text`` imports types only from (``import type { User }
+    from './types'``): read for the types they declare, never loaded."""
+    root = parse(text, language).root_node
+    out: dict[str, None] = {}
+    for node in root.named_children:
+        if node.type in ("import_statement", "export_statement") \
+                and any(c.type == "type" for c in node.children):
+            spec = _string(node.child_by_field_name("source"))
+            if spec is not None and is_relative(spec):
+                out[spec] = None
     return list(out)
 
 
@@ -341,6 +358,8 @@ def js_module_view(text: str, path: Path | None, workspace: Path | None) -> JsMo
     builder = _Builder(workspace.resolve(), rel)
     builder.files[rel] = text
     builder.follow(rel)
+    for spec in type_specifiers(text, grammar(rel)):  # in the view for their types only
+        builder.resolve(posixpath.dirname(rel), spec)
     return JsModuleView(rel, tuple(builder.files.items()), tuple(builder.notes),
                         builder.root)
 
@@ -363,4 +382,5 @@ def _relative(path: Path | None, workspace: Path | None) -> str | None:
     return PurePosixPath(*rel.parts).as_posix()
 
 
-__all__ = ["EXTENSIONS", "JsModuleView", "js_module_view", "package_name", "specifiers"]
+__all__ = ["EXTENSIONS", "JsModuleView", "js_module_view", "package_name", "specifiers",
+           "type_specifiers"]

@@ -112,9 +112,20 @@ def typed_parameters(texts: Sequence[str], entry: str
 
 
 def module_types(module: ModuleContext) -> dict[str, str]:
-    """The types the function's own file declares (its text in the module's view)."""
-    text = next((t for p, t in module.files if p == module.path), "")
-    return declared_types(text) if text else {}
+    """The types the function's own file declares (its text in the module's view), then
+    those the view's other files declare (the files it imports, types only among them)
+    under names its own file does not give."""
+    found: dict[str, str] = {}
+    own = [t for p, t in module.files if p == module.path]
+    others = [t for p, t in module.files if p != module.path and p.endswith(_TYPED)]
+    for text in [*own, *others]:
+        for name, stands in declared_types(text).items():
+            found.setdefault(name, stands)
+    return found
+
+
+#: The files whose declared types are read: TypeScript's.
+_TYPED = (".ts", ".mts", ".cts", ".tsx")
 
 
 def class_type_parameters(text: str, cls: str) -> dict[str, str]:
