@@ -113,3 +113,11 @@ def test_files_it_imports_types_only_from_are_in_the_view_and_never_noted(
     assert view.notes == ()  # nothing is loaded from them: none missing is a problem
     context = view.context("label")
     assert module_types(context)["User"] == "{ name: string }"
+    # the workspace's one rule holds for them too: a secret, a link out, a path out
+    (tmp_path / ".env").write_text("TOKEN=1\n")
+    (tmp_path / "src" / "env.ts").symlink_to(tmp_path / ".env")
+    hostile = ("import type { A } from '../.env';\nimport type { B } from './env';\n"
+               "import type { C } from '../../outside';\nexport function f(a: A) {}\n")
+    seen = js_module_view(hostile, tmp_path / "src" / "h.ts", tmp_path)
+    assert [p for p, _ in seen.files] == ["src/h.ts"]
+    assert all("TOKEN" not in t for _, t in seen.files)
