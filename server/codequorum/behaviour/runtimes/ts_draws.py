@@ -26,6 +26,7 @@ from codequorum.behaviour.runtimes.ts_types import (
     split_top,
     unwrapped,
 )
+from codequorum.behaviour.runtimes.ts_utility import plain
 
 _SAMPLES: dict[str, list[Any]] = {
     "number": [0, 1, -3, 7, 42, 2.5],
@@ -86,6 +87,9 @@ def type_values(type_text: str, i: int, aliases: Mapping[str, str] | None = None
     callback = callback_source(t)
     if callback is not None:
         return {"$": "source", "v": callback}
+    made = plain(t, aliases)  # a utility type: Partial<User>, keyof User, ReadonlyMap<K, V>
+    if made is not None and made != t:
+        return type_values(made, i, aliases, depth + 1, step)
     return _structured(t, i, aliases, depth, step)
 
 
@@ -123,6 +127,10 @@ def _structured(t: str, i: int, aliases: Mapping[str, str], depth: int, step: in
         return [draw(re.sub(r"^[\w$]+\??\s*:\s*", "", e), k)
                 for k, e in enumerate(split_top(t[1:-1], ","))]
     pair = split_top(generic.group(2), ",") if generic is not None else []
+    if generic is not None and generic.group(1) == "Map" and len(pair) == 2 \
+            and pair[0] != "string":  # keys of their own type: Map<number, string>
+        drawn = {json.dumps(k): k for k in (draw(pair[0], n) for n in range(size))}
+        return {"$": "map", "v": [[k, draw(pair[1], n)] for n, k in enumerate(drawn.values())]}
     value_type = pair[1] if len(pair) == 2 and pair[0] == "string" else (
         index_value(t) if t.startswith("{") else None)
     if value_type is not None:
