@@ -54,13 +54,23 @@ def test_a_bare_instance_and_two_its_fillers_filled() -> None:
     assert "push" not in (made_instances(STACK, "Stack", "push")[1].source or "push")
 
 
-def test_a_class_that_needs_values_to_be_made_is_not_made() -> None:
-    assert made_instances("class P:\n    def __init__(self, x):\n        self.x = x\n",
-                          "P", "f") == []
+def test_a_class_that_needs_values_is_made_with_values_of_their_types() -> None:
+    typed = "class P:\n    def __init__(self, x: int, name: str, k=2):\n        self.x = x\n"
+    assert made_instances(typed, "P", "f") == [Receiver("P", (1, "hello"))]
+    # values of no written type, or of a type not drawn here: not made
+    assert made_instances(typed.replace("x: int", "x"), "P", "f") == []
+    assert made_instances(typed.replace("x: int", "x: list[int]"), "P", "f") == []
+    assert made_instances(typed.replace("k=2", "*, k"), "P", "f") == []
     fielded = "from dataclasses import dataclass\n@dataclass\nclass D:\n    x: int\n"
-    assert made_instances(fielded, "D", "f") == []
+    assert made_instances(fielded, "D", "f") == [Receiver("D", (1,))]
+    filled = made_instances(typed + "    def add(self, y: int) -> None:\n"
+                            "        self.x += y\n", "P", "f")
+    assert [r.source for r in filled[1:]] == [
+        "[(p := P(1, 'hello')), p.add(1), p.add(-3), p.add(7)][0]",
+        "[(p := P(42, '')), p.add(42), p.add(0), p.add(2)][0]"]
     assert made_instances(fielded.replace("x: int", "x: int = 0"), "D", "f") == [
         Receiver("D")]
+    assert made_instances(fielded.replace("x: int", "x: object"), "D", "f") == []
     assert made_instances("class T(NamedTuple):\n    x: int\n", "T", "f") == []
     assert made_instances("class A:\n    class B:\n        pass\n", "A.B", "f") == [
         Receiver("A.B")]

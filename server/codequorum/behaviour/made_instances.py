@@ -2,8 +2,10 @@
 
 A method whose class's examples make no instance had its inputs left out. Where the class
 can be made without arguments (its own ``__init__`` requires none; without one, it is not
-a dataclass with fields, a ``NamedTuple`` or an ``Enum``), its inputs run in turn on a
-bare instance (``Stack()``) and on instances its *fillers* filled: the class's methods
+a dataclass with fields, a ``NamedTuple`` or an ``Enum``), or with values of the types its
+``__init__``'s required parameters (a dataclass's fields) are written with (``int``,
+``float``, ``str``, ``bool``: ``Range(1, -3)``), its inputs run in turn on such an instance
+(``Stack()``) and on instances its *fillers* filled: the class's methods
 that take values and give nothing back (``-> None``, or without a ``return`` of a value
 and with a use of ``self.``; not a dunder, a decorated one, nor one without parameters:
 ``clear()``), at most :data:`MAX_FILLERS`, each called :data:`CALLS` times on values of
@@ -37,39 +39,54 @@ _FIELDED = {"NamedTuple", "Enum", "IntEnum", "StrEnum", "Flag", "TypedDict"}
 
 
 def made_instances(source: str, owner: str, method: str) -> list[Receiver]:
-    """A bare instance of the class ``owner`` (dotted when nested) of the module ``source``
-    and :data:`FILLED` filled ones (none without fillers), for its method ``method``;
-    empty when the class is not found or needs arguments."""
+    """An instance of the class ``owner`` (dotted when nested) of the module ``source``,
+    bare or made with values of its ``__init__``'s types, and :data:`FILLED` filled ones
+    (none without fillers), for its method ``method``; empty when the class is not found
+    or needs values of types not known."""
     try:
         tree = pyast.parse(source)
     except UNREADABLE:
         return []
     node = class_node(tree, owner)
-    if node is None or not _bare(node):
+    needs = None if node is None else _made_with(node)
+    if node is None or needs is None:
         return []
-    made: list[Receiver] = [Receiver(owner)]
+    made: list[Receiver] = [Receiver(owner, tuple(_values(needs, 0)))]
     fillers = [f for f in (_filler(n) for n in node.body
                            if isinstance(n, ast.FunctionDef) and n.name != method) if f]
     for k in range(FILLED if fillers else 0):
-        made.append(Receiver(owner, source=_filled(owner, fillers[:MAX_FILLERS], k * CALLS)))
+        made.append(Receiver(owner, source=_filled(owner, needs, fillers[:MAX_FILLERS],
+                                                   k * CALLS)))
     return made
 
 
-def _bare(node: ast.ClassDef) -> bool:
-    """Whether the class can be called without arguments (module docstring)."""
+def _made_with(node: ast.ClassDef) -> tuple[str, ...] | None:
+    """The types of the values the class is called with: none when it needs none, its
+    ``__init__``'s (or a dataclass's fields') required ones when each is of a type of
+    :data:`VALUES`; None when it needs others (module docstring)."""
     names = {ast.unparse(b).rpartition(".")[2] for b in [*node.bases, *node.decorator_list]}
     init = next((n for n in node.body if isinstance(n, ast.FunctionDef)
                  and n.name == "__init__"), None)
     if init is not None:
         args = init.args
         positional = [*args.posonlyargs, *args.args][1:]
-        required = len(positional) - len(args.defaults)
-        return required <= 0 and all(d is not None for d in args.kw_defaults)
+        if any(d is None for d in args.kw_defaults):
+            return None
+        return _known(positional[:len(positional) - len(args.defaults)])
     if names & _FIELDED:
-        return False
-    fielded = any(n.partition("(")[0] == "dataclass" for n in names)
-    return not fielded or all(not isinstance(s, ast.AnnAssign) or s.value is not None
-                              for s in node.body)
+        return None
+    if not any(n.partition("(")[0] == "dataclass" for n in names):
+        return ()
+    fields = [s for s in node.body if isinstance(s, ast.AnnAssign) and s.value is None
+              and isinstance(s.target, ast.Name)]
+    return _known(fields)
+
+
+def _known(params: list[ast.arg] | list[ast.AnnAssign]) -> tuple[str, ...] | None:
+    """The types of parameters or fields, each written and of :data:`VALUES`; else None."""
+    types = tuple(ast.unparse(p.annotation) if p.annotation is not None else ""
+                  for p in params)
+    return types if all(t in VALUES for t in types) else None
 
 
 def _filler(fn: ast.FunctionDef) -> tuple[str, tuple[str, ...]] | None:
@@ -111,20 +128,26 @@ def _uses_self(fn: ast.FunctionDef) -> bool:
                and n.value.id == "self" for n in ast.walk(fn))
 
 
-def _filled(owner: str, fillers: list[tuple[str, tuple[str, ...]]], start: int) -> str:
-    """The expression that makes an instance and calls each filler on it, ``start``-th
-    values first, then gives the instance."""
+def _filled(owner: str, needs: tuple[str, ...], fillers: list[tuple[str, tuple[str, ...]]],
+            start: int) -> str:
+    """The expression that makes an instance (with the ``start``-th values of ``needs``)
+    and calls each filler on it, ``start``-th values first, then gives the instance."""
     cls = owner.rpartition(".")[2]
     var = cls[:1].lower() + cls[1:]
     var = var if var.isidentifier() and var != cls else "obj"
     calls = [f"{var}.{name}({_arguments(types, start + i)})"
              for name, types in fillers for i in range(CALLS)]
-    return f"[({var} := {owner}()), {', '.join(calls)}][0]"
+    return f"[({var} := {owner}({_arguments(needs, start)})), {', '.join(calls)}][0]"
+
+
+def _values(types: tuple[str, ...], i: int) -> list[object]:
+    """The ``i``-th values of ``types``, the ``k``-th type's ``i + k``-th."""
+    return [VALUES[t][(i + k) % len(VALUES[t])] for k, t in enumerate(types)]
 
 
 def _arguments(types: tuple[str, ...], i: int) -> str:
-    """The ``i``-th values of ``types``, written as Python writes them."""
-    return ", ".join(repr(VALUES[t][(i + k) % len(VALUES[t])]) for k, t in enumerate(types))
+    """:func:`_values`, written as Python writes them."""
+    return ", ".join(repr(v) for v in _values(types, i))
 
 
 __all__ = ["CALLS", "FILLED", "MAX_FILLERS", "VALUES", "made_instances"]

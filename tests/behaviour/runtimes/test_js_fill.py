@@ -102,3 +102,23 @@ def test_a_method_named_alone_in_its_module_is_filled_through_its_class(tmp_path
     assert plan.cases[0].origin == "hint"  # T drawn as a number, not guessed from use
     assert plan.cases[1].label == ("stack.peekOr(0) after new Stack(), stack.push(1),"
                                    " stack.push(-3), stack.push(7)")
+
+
+RANGE = """export class Range {
+  constructor(private lo: number, private hi: number) {}
+  contains(x: number): boolean { return this.lo <= x && x <= this.hi; }
+}
+"""
+
+
+def test_a_class_whose_constructor_needs_values_is_made_with_drawn_ones() -> None:
+    made = _filled(RANGE, "Range.contains")
+    assert made is not None and made.args == (1, -3) and made.steps == ()
+    assert (_filled(RANGE, "Range.contains", start=3) or made).args == (7, 42)
+    plan = collect_js_inputs(VersionSet.from_codes("t", [RANGE], language="typescript",
+                                                  entry_point="Range.contains"),
+                             scaling=False)
+    assert plan.cases[1].label == "range.contains(0) after new Range(1, -3)"
+    # untyped, the constructor's values are not known: not made
+    assert _filled("class R { constructor(lo) { this.lo = lo; } has(x) { return 1; } }",
+                   "R.has") is None

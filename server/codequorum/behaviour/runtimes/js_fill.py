@@ -8,7 +8,8 @@ with ``this.`` in their body in JavaScript (``push(x)``, ``add(key, value)``); a
 without parameters (``clear()``) is none. The filled instance is a fresh one with each
 filler (at most :data:`MAX_FILLERS`) called :data:`CALLS` times on drawn values of its
 parameters' types, replayed in the sandbox before the method's call as an example's setup is.
-A class whose constructor needs arguments is not filled.
+A class whose constructor needs values is made with drawn values of its parameters'
+declared types (``new Range(1, -3)``), and is not made when they have none.
 """
 
 from __future__ import annotations
@@ -41,10 +42,17 @@ class Fillers:
     cls: str
     methods: tuple[tuple[str, tuple[str, ...]], ...]
     aliases: Mapping[str, str]
+    #: The types of the constructor's required parameters (none: it needs no value).
+    made: tuple[str, ...] = ()
 
     def receiver(self, start: int = 1) -> Receiver | None:
-        """A fresh instance with each filler called :data:`CALLS` times, on the
-        ``start``-th drawn values and on; None when no filler's types can be drawn."""
+        """A fresh instance (made with the ``start``-th drawn values of the constructor's
+        types) with each filler called :data:`CALLS` times, on the ``start``-th drawn
+        values and on; None when nothing of it can be drawn."""
+        try:
+            args = tuple(type_values(t, start + k, self.aliases) for k, t in enumerate(self.made))
+        except NotLiteral:
+            return None
         steps: list[tuple[str, tuple[Any, ...]]] = []
         for name, types in self.methods:
             try:
@@ -53,12 +61,13 @@ class Fillers:
                           for i in range(start, start + CALLS)]
             except NotLiteral:
                 continue
-        return Receiver(self.cls, (), steps=tuple(steps)) if steps else None
+        return Receiver(self.cls, args, steps=tuple(steps)) if steps or args else None
 
 
 def fillers(texts: Sequence[str], entry: str, aliases: Mapping[str, str]) -> Fillers | None:
-    """The fillers of ``entry``'s class in the first text that defines some; None for a
-    function, a class without fillers or one whose constructor needs a value."""
+    """The fillers of ``entry``'s class in the first text that defines some or whose
+    constructor needs values of declared types; None for a function, a class without
+    either, or one whose constructor needs values of no declared type."""
     cls, _, method = entry.rpartition(".")
     if not cls:
         return None
@@ -66,15 +75,20 @@ def fillers(texts: Sequence[str], entry: str, aliases: Mapping[str, str]) -> Fil
     for text in texts:
         mine = [fn for fn in functions_in(text) if fn.kind == "method"
                 and fn.qualified_name.rpartition(".")[0].rpartition(".")[2] == short]
-        if any(fn.name == "constructor" and _required(fn.text) for fn in mine):
-            return None
+        ctor = next((fn for fn in mine if fn.name == "constructor"), None)
+        made: list[str] | None = []
+        if ctor is not None and _required(ctor.text):
+            made = parameter_types(ctor.text, "constructor")
+            if not made:
+                return None
         methods = [(fn.name, tuple(parameter_types(fn.text, fn.name)
                                    or guessed_types(fn.text, fn.name) or ()))
                    for fn in mine if fn.name not in (method, "constructor") and _fills(fn.text)]
         methods = [m for m in methods if m[1]][:MAX_FILLERS]
-        if methods:
+        if methods or made:
             known = {**class_type_parameters(text, short), **aliases}
-            return Fillers(short, tuple(methods), {k: v or "number" for k, v in known.items()})
+            return Fillers(short, tuple(methods), {k: v or "number" for k, v in known.items()},
+                           tuple(made or ()))
     return None
 
 
