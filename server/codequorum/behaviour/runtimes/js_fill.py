@@ -21,7 +21,12 @@ from typing import Any
 from tree_sitter import Node
 
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, node_text
-from codequorum.behaviour.runtimes.js_usage import functions_in, guessed_types, params_of
+from codequorum.behaviour.runtimes.js_usage import (
+    first_node,
+    functions_in,
+    guessed_types,
+    params_of,
+)
 from codequorum.behaviour.runtimes.ts_draws import type_values
 from codequorum.behaviour.runtimes.ts_parameters import class_type_parameters, parameter_types
 from codequorum.core.errors import UserError
@@ -122,13 +127,7 @@ def _method_node(text: str) -> Node | None:
         root = parse("class C {\n" + text + "\n}", "typescript").root_node
     except (InputLimitError, UserError, ValueError):
         return None
-    stack = [root]
-    while stack:
-        cur = stack.pop(0)
-        if cur.type == "method_definition":
-            return cur
-        stack.extend(cur.named_children)
-    return None
+    return first_node(root, "method_definition")
 
 
 def _returns_value(body: Node) -> bool:

@@ -135,12 +135,26 @@ def params_of(text: str) -> Node | None:
     tree = parse(text, "typescript")
     if tree.root_node.has_error:
         tree = parse("class C {\n" + text + "\n}", "typescript")
-    stack = [tree.root_node]
+    return first_node(tree.root_node, "formal_parameters")
+
+
+def first_node(root: Node, node_type: str) -> Node | None:
+    """The first node of ``node_type`` under ``root``, breadth first."""
+    stack = [root]
     while stack:
         cur = stack.pop(0)
-        if cur.type == "formal_parameters":
+        if cur.type == node_type:
             return cur
         stack.extend(cur.named_children)
+    return None
+
+
+def named_function(text: str, entry: str) -> tuple[FunctionInfo, Node | None] | None:
+    """The first function of ``text`` named as ``entry`` ends (``Stack.peek``: ``peek``)
+    and its parameters (None when they are not read); None when there is none."""
+    for fn in functions_in(text):
+        if fn.name.split(".")[-1] == entry.split(".")[-1]:
+            return fn, params_of(fn.text)
     return None
 
 
@@ -167,19 +181,16 @@ def guessed_across(texts: Sequence[str], entry: str) -> list[str] | None:
 def shown_uses(text: str, entry: str) -> list[str | None] | None:
     """Each parameter's type its use shows, None for one whose use shows none; None when
     the function or its parameters are not plain names."""
-    for fn in functions_in(text):
-        if fn.name.split(".")[-1] != entry.split(".")[-1]:
-            continue
-        params = params_of(fn.text)
-        if params is None:
-            return None
-        names = [node_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
-        if not all(NAME.fullmatch(n) for n in names):
-            return None
-        uses = read_uses(params.parent or params)
-        kinds = uses.resolved()
-        return [uses.type_of(name, kinds) for name in names]
-    return None
+    found = named_function(text, entry)
+    params = found[1] if found is not None else None
+    if params is None:
+        return None
+    names = [node_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
+    if not all(NAME.fullmatch(n) for n in names):
+        return None
+    uses = read_uses(params.parent or params)
+    kinds = uses.resolved()
+    return [uses.type_of(name, kinds) for name in names]
 
 
 def read_uses(root: Node) -> Uses:

@@ -15,7 +15,7 @@ from tree_sitter import Node
 
 from codequorum.behaviour.runtimes import js_doc_types
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, node_text
-from codequorum.behaviour.runtimes.js_usage import functions_in, params_of
+from codequorum.behaviour.runtimes.js_usage import functions_in, named_function
 from codequorum.behaviour.runtimes.ts_draws import drawable, value_type
 from codequorum.behaviour.runtimes.ts_types import declared_types, type_parameters
 from codequorum.core.model import ModuleContext
@@ -25,17 +25,14 @@ def parameter_types(text: str, entry: str, optional: bool = False) -> list[str] 
     """The TypeScript types of ``entry``'s required parameters (None when one has none);
     optional and rest parameters are left out (a call may omit them), unless ``optional``:
     then the optional ones that follow, up to the first without a type or a rest one."""
-    for fn in functions_in(text):
-        if fn.name.split(".")[-1] != entry.split(".")[-1]:
-            continue
-        params = params_of(fn.text)
-        if params is None:
-            return None
-        declared = _declared(params, optional)
-        if declared is None and fn.docstring:  # JavaScript's types: its JSDoc's
-            return js_doc_types.parameter_types(fn.docstring, params, optional)
-        return declared
-    return None
+    found = named_function(text, entry)
+    fn, params = found if found is not None else (None, None)
+    if fn is None or params is None:
+        return None
+    declared = _declared(params, optional)
+    if declared is None and fn.docstring:  # JavaScript's types: its JSDoc's
+        return js_doc_types.parameter_types(fn.docstring, params, optional)
+    return declared
 
 
 def _declared(params: Node, optional: bool) -> list[str] | None:
