@@ -44,7 +44,7 @@ TOP = ("def peek_or(self, fallback: int) -> int:\n"
 def test_a_bare_instance_and_two_its_fillers_filled() -> None:
     made = made_instances(STACK, "Stack", "peek_or")
     # push (-> None) and rename (no return, uses self: an int, none written); not clear()
-    # without parameters, the property, nor extend (a list: not a filler's type)
+    # without parameters, nor the property; extend is a third filler: two are called
     assert made == [
         Receiver("Stack"),
         Receiver("Stack", source="[(stack := Stack()), stack.push(1), stack.push(-3), "
@@ -57,9 +57,14 @@ def test_a_bare_instance_and_two_its_fillers_filled() -> None:
 def test_a_class_that_needs_values_is_made_with_values_of_their_types() -> None:
     typed = "class P:\n    def __init__(self, x: int, name: str, k=2):\n        self.x = x\n"
     assert made_instances(typed, "P", "f") == [Receiver("P", (1, "hello"))]
-    # values of no written type, or of a type not drawn here: not made
+    # another type: its edge values that are literals; no written type: not made
+    assert made_instances(typed.replace("x: int", "x: list[int]"), "P", "f") == [
+        Receiver("P", ([], "hello"))]
+    assert made_instances(typed.replace("x: int", "x: dict[str, int]"), "P", "f") == [
+        Receiver("P", ({}, "hello"))]
+    assert made_instances(typed.replace("x: int", "x: float"), "P", "f") == [
+        Receiver("P", (1.5, "hello"))]
     assert made_instances(typed.replace("x: int", "x"), "P", "f") == []
-    assert made_instances(typed.replace("x: int", "x: list[int]"), "P", "f") == []
     assert made_instances(typed.replace("k=2", "*, k"), "P", "f") == []
     fielded = "from dataclasses import dataclass\n@dataclass\nclass D:\n    x: int\n"
     assert made_instances(fielded, "D", "f") == [Receiver("D", (1,))]
@@ -70,7 +75,7 @@ def test_a_class_that_needs_values_is_made_with_values_of_their_types() -> None:
         "[(p := P(42, '')), p.add(42), p.add(0), p.add(2)][0]"]
     assert made_instances(fielded.replace("x: int", "x: int = 0"), "D", "f") == [
         Receiver("D")]
-    assert made_instances(fielded.replace("x: int", "x: object"), "D", "f") == []
+    assert made_instances(fielded.replace("x: int", "x: Widget"), "D", "f") == []
     assert made_instances("class T(NamedTuple):\n    x: int\n", "T", "f") == []
     assert made_instances("class A:\n    class B:\n        pass\n", "A.B", "f") == [
         Receiver("A.B")]

@@ -3,13 +3,14 @@
 A method whose class's examples make no instance had its inputs left out. Where the class
 can be made without arguments (its own ``__init__`` requires none; without one, it is not
 a dataclass with fields, a ``NamedTuple`` or an ``Enum``), or with values of the types its
-``__init__``'s required parameters (a dataclass's fields) are written with (``int``,
-``float``, ``str``, ``bool``: ``Range(1, -3)``), its inputs run in turn on such an instance
+``__init__``'s required parameters (a dataclass's fields) are written with
+(``Range(1, -3)``, ``Stats([])``), its inputs run in turn on such an instance
 (``Stack()``) and on instances its *fillers* filled: the class's methods
 that take values and give nothing back (``-> None``, or without a ``return`` of a value
 and with a use of ``self.``; not a dunder, a decorated one, nor one without parameters:
 ``clear()``), at most :data:`MAX_FILLERS`, each called :data:`CALLS` times on values of
-its parameters' types (``int``, ``float``, ``str``, ``bool``; none written: ``int``). A
+its parameters' types (``int``, ``float``, ``str``, ``bool``; none written: ``int``;
+another type its edge values that are literals, ``list[int]``: ``[]``, ``[0]``). A
 filled instance is an expression evaluated in the module inside the sandbox, as a class
 example's is: ``[(stack := Stack()), stack.push(1), stack.push(-3), stack.push(7)][0]``.
 """
@@ -19,7 +20,9 @@ from __future__ import annotations
 import ast
 
 from codequorum.behaviour.doctest_examples import class_node
+from codequorum.behaviour.edge_values import edge_values
 from codequorum.behaviour.examples import UNREADABLE
+from codequorum.behaviour.input_plan import resolve_annotation
 from codequorum.core import pyast
 from codequorum.core.model import Receiver
 
@@ -34,6 +37,8 @@ VALUES: dict[str, tuple[object, ...]] = {
     "str": ("a", "hello", "x y", "Hello World", "", "abcba"),
     "bool": (True, False, True, True, False, False),
 }
+#: The values each parameter a class or a filler needs is given, in turn.
+Needs = tuple[tuple[object, ...], ...]
 #: Bases and decorators of classes whose instances need their fields' values.
 _FIELDED = {"NamedTuple", "Enum", "IntEnum", "StrEnum", "Flag", "TypedDict"}
 
@@ -60,10 +65,10 @@ def made_instances(source: str, owner: str, method: str) -> list[Receiver]:
     return made
 
 
-def _made_with(node: ast.ClassDef) -> tuple[str, ...] | None:
-    """The types of the values the class is called with: none when it needs none, its
-    ``__init__``'s (or a dataclass's fields') required ones when each is of a type of
-    :data:`VALUES`; None when it needs others (module docstring)."""
+def _made_with(node: ast.ClassDef) -> Needs | None:
+    """The values the class is called with: none when it needs none, values for its
+    ``__init__``'s (or a dataclass's fields') required ones when each is written with a
+    type (:func:`_values_of`); None when it needs others (module docstring)."""
     names = {ast.unparse(b).rpartition(".")[2] for b in [*node.bases, *node.decorator_list]}
     init = next((n for n in node.body if isinstance(n, ast.FunctionDef)
                  and n.name == "__init__"), None)
@@ -82,15 +87,38 @@ def _made_with(node: ast.ClassDef) -> tuple[str, ...] | None:
     return _known(fields)
 
 
-def _known(params: list[ast.arg] | list[ast.AnnAssign]) -> tuple[str, ...] | None:
-    """The types of parameters or fields, each written and of :data:`VALUES`; else None."""
-    types = tuple(ast.unparse(p.annotation) if p.annotation is not None else ""
-                  for p in params)
-    return types if all(t in VALUES for t in types) else None
+def _known(params: list[ast.arg] | list[ast.AnnAssign]) -> Needs | None:
+    """The values of parameters or fields, each of a written type (:func:`_values_of`);
+    else None."""
+    found = [v for p in params if p.annotation is not None
+             and (v := _values_of(p.annotation)) is not None]
+    return tuple(found) if len(found) == len(params) else None
 
 
-def _filler(fn: ast.FunctionDef) -> tuple[str, tuple[str, ...]] | None:
-    """A filler's name and its parameters' types (module docstring); None for another
+def _values_of(annotation: ast.expr | None) -> tuple[object, ...] | None:
+    """The values a parameter written ``annotation`` is given, in turn: :data:`VALUES`'s
+    for a plain type (none written: ``int``'s), else its type's edge values that Python
+    writes as literals (``list[int]``: ``[]``, ``[0]``, ``[0, 0]``, ...); None for none."""
+    if annotation is None:
+        return VALUES["int"]
+    if ast.unparse(annotation) in VALUES:
+        return VALUES[ast.unparse(annotation)]
+    spec = resolve_annotation(annotation)
+    found = tuple(v for v in edge_values(spec) if _written(v)) if spec is not None else ()
+    return found or None
+
+
+def _written(value: object) -> bool:
+    """Whether ``repr(value)`` reads back as ``value`` (a literal of Python's)."""
+    try:
+        back = ast.literal_eval(repr(value))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return type(back) is type(value) and back == value
+
+
+def _filler(fn: ast.FunctionDef) -> tuple[str, Needs] | None:
+    """A filler's name and its parameters' values (module docstring); None for another
     method."""
     if fn.name.startswith("__") or fn.decorator_list:
         return None
@@ -105,9 +133,8 @@ def _filler(fn: ast.FunctionDef) -> tuple[str, tuple[str, ...]] | None:
     elif _returns_value(fn) or not _uses_self(fn):
         return None
     required = params[1:len(params) - len(args.defaults)] or params[1:2]
-    types = tuple("int" if p.annotation is None else ast.unparse(p.annotation)
-                  for p in required)
-    return (fn.name, types) if all(t in VALUES for t in types) else None
+    found = [v for p in required if (v := _values_of(p.annotation)) is not None]
+    return (fn.name, tuple(found)) if len(found) == len(required) else None
 
 
 def _returns_value(fn: ast.FunctionDef) -> bool:
@@ -128,8 +155,7 @@ def _uses_self(fn: ast.FunctionDef) -> bool:
                and n.value.id == "self" for n in ast.walk(fn))
 
 
-def _filled(owner: str, needs: tuple[str, ...], fillers: list[tuple[str, tuple[str, ...]]],
-            start: int) -> str:
+def _filled(owner: str, needs: Needs, fillers: list[tuple[str, Needs]], start: int) -> str:
     """The expression that makes an instance (with the ``start``-th values of ``needs``)
     and calls each filler on it, ``start``-th values first, then gives the instance."""
     cls = owner.rpartition(".")[2]
@@ -140,14 +166,14 @@ def _filled(owner: str, needs: tuple[str, ...], fillers: list[tuple[str, tuple[s
     return f"[({var} := {owner}({_arguments(needs, start)})), {', '.join(calls)}][0]"
 
 
-def _values(types: tuple[str, ...], i: int) -> list[object]:
-    """The ``i``-th values of ``types``, the ``k``-th type's ``i + k``-th."""
-    return [VALUES[t][(i + k) % len(VALUES[t])] for k, t in enumerate(types)]
+def _values(needs: Needs, i: int) -> list[object]:
+    """The ``i``-th values of ``needs``, the ``k``-th parameter's ``i + k``-th."""
+    return [values[(i + k) % len(values)] for k, values in enumerate(needs)]
 
 
-def _arguments(types: tuple[str, ...], i: int) -> str:
+def _arguments(needs: Needs, i: int) -> str:
     """:func:`_values`, written as Python writes them."""
-    return ", ".join(repr(v) for v in _values(types, i))
+    return ", ".join(repr(v) for v in _values(needs, i))
 
 
 __all__ = ["CALLS", "FILLED", "MAX_FILLERS", "VALUES", "made_instances"]
