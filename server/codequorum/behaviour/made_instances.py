@@ -111,7 +111,7 @@ def _values_of(annotation: ast.expr | None) -> tuple[object, ...] | None:
 def _written(value: object) -> bool:
     """Whether ``repr(value)`` reads back as ``value`` (a literal of Python's)."""
     try:
-        back = ast.literal_eval(repr(value))
+        back = pyast.literal_eval(repr(value))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return False
     return type(back) is type(value) and back == value
