@@ -603,6 +603,43 @@ def test_a_methods_inputs_run_on_its_examples_instance(tmp_path: Path) -> None:
     assert [c.pass_rate for c in report.candidates] == [1.0, 1.0]
 
 
+WHOLE_STACK = """class Stack:
+    def __init__(self):
+        self.items = []
+
+    def push(self, x: int) -> None:
+        self.items.append(x)
+
+    def peek_or(self, fallback: int) -> int:
+        return {}
+"""
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_a_set_of_whole_classes_runs_its_method_alone(level: str) -> None:
+    bodies = ["self.items[-1] if self.items else fallback",
+              "(self.items or [fallback])[-1]",
+              "self.items[0] if self.items else fallback"]
+    versions = [model.Version(WHOLE_STACK.format(b)) for b in bodies]
+    versions.append(model.Version("def peek_or(fallback):\n    return fallback\n"))
+    ss = VersionSet(task_id="stack", versions=versions, entry_point="Stack.peek_or")
+    report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=2, scaling=False,
+                                            sandbox=level))
+    labels = [i["label"] for i in report.inputs]
+    assert labels[:2] == [
+        "Stack().peek_or(0)",
+        "[(stack := Stack()), stack.push(1), stack.push(-3), stack.push(7)][0].peek_or(1)"]
+    assert [report.outcomes[c][1] for c in range(3)] == [("7", None, None)] * 2 + [
+        ("1", None, None)]
+    assert report.outcomes[3][0] == (
+        None, "NameError", "the candidate defines no class 'Stack'")
+    assert "`Stack.peek_or` runs on instances made without an example: `Stack()`, and 2 " \
+           "its own methods filled" in report.notes
+    divergent = next(v for v in dynamic_verdicts(report) if v.code == "divergent-outputs")
+    assert divergent.message == ("versions 1 and 4 disagree on Stack().peek_or(0): 0 vs "
+                                 "raises NameError: the candidate defines no class 'Stack'")
+
+
 NUMPY_APP = ("import numpy as np\n\n"
              "def double(x: int) -> int:\n    '''>>> double(2)\n    4\n    '''\n    return 2 * x\n")
 

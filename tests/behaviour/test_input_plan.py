@@ -107,6 +107,43 @@ def test_entry_point_guess_and_broken_code() -> None:
     assert find_function("def (:", "f") is None
 
 
+WHOLE_CLASS = '''class Outer:
+    class Stack:
+        def __init__(self):
+            self.items = []
+
+        def push(self, x):
+            self.items.append(x)
+
+        def peek_or(self, fallback):
+            """The top item, or ``fallback``.
+
+            >>> s = Outer.Stack(); s.push(2); s.push(5); s.peek_or(0)
+            5
+            """
+'''
+
+
+def test_a_method_of_a_class_is_found_by_its_dotted_name() -> None:
+    fn = find_function(WHOLE_CLASS, "Outer.Stack.peek_or")
+    assert fn is not None and fn.name == "peek_or" and fn.lineno == 9
+    for missing in ("Stack.peek_or", "Outer.Stack.pop", "Outer.Queue.peek_or", "peek_or.x"):
+        assert find_function(WHOLE_CLASS, missing) is None
+
+
+def test_a_whole_class_method_reads_the_examples_of_its_prompt() -> None:
+    versions = [model.Version(WHOLE_CLASS + "            return self.items[-1]\n")]
+    graded = collect_inputs(VersionSet(task_id="t", versions=versions, prompt=WHOLE_CLASS,
+                                       entry_point="Outer.Stack.peek_or"), scaling=False)
+    example = graded.cases[0]
+    assert (example.test.kind, example.label, example.test.expected, example.graded) == (
+        "example", "s = Outer.Stack(); s.push(2); s.push(5); s.peek_or(0)", "5\n", True)
+    assert [p.name for p in graded.params] == ["fallback"]
+    alone = collect_inputs(VersionSet(task_id="t", versions=versions,
+                                      entry_point="Outer.Stack.peek_or"), scaling=False)
+    assert alone.cases[0].label == example.label and not alone.cases[0].test.has_expected
+
+
 def test_collect_inputs_for_a_humaneval_task_in_order() -> None:
     p = humaneval.problem("HumanEval/0")
     ss = VersionSet(task_id="HumanEval/0", versions=[], prompt=p.prompt)

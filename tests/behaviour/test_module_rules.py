@@ -6,13 +6,15 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from codequorum.behaviour.input_plan import InputCase, InputPlan
+from codequorum.behaviour.input_plan import InputCase, InputPlan, find_function
 from codequorum.behaviour.module_rules import (
+    class_method_inputs,
     import_hint,
     judge_module,
     method_inputs,
     module_names,
     outside_names,
+    takes_instance,
 )
 from codequorum.core.model import ModuleContext, Receiver
 from codequorum.core.model import TestCase as Case
@@ -184,6 +186,54 @@ def test_examples_on_an_instance_need_a_module() -> None:
         assert [c.label for c in method_inputs(plan, context, instance=True).cases] == ["area(5)"]
     plain = InputPlan("f", [case("f(1)", args=(1,))])
     assert method_inputs(plain, None, instance=False) is plain
+
+
+STACK = '''class Stack:
+    def __init__(self):
+        self.items = []
+
+    def push(self, x: int) -> None:
+        self.items.append(x)
+
+    def peek_or(self, fallback: int) -> int:
+        return self.items[-1] if self.items else fallback
+
+    @staticmethod
+    def empty_size() -> int:
+        return 0
+'''
+FILLED = "[(stack := Stack()), stack.push(1), stack.push(-3), stack.push(7)][0]"
+
+
+def test_a_method_of_a_whole_class_runs_on_instances_made_and_filled() -> None:
+    plan = InputPlan("Stack.peek_or", [case(f"Stack.peek_or({k})", args=(k,))
+                                       for k in (0, 1, 2)])
+    out = class_method_inputs(plan, ["def other(): pass\n", STACK])
+    assert [c.label for c in out.cases] == [
+        "Stack().peek_or(0)", f"{FILLED}.peek_or(1)",
+        "[(stack := Stack()), stack.push(42), stack.push(0), stack.push(2)][0].peek_or(2)"]
+    assert out.cases[1].test.receiver == Receiver("Stack", source=FILLED)
+    assert out.notes == ["`Stack.peek_or` runs on instances made without an example: "
+                         "`Stack()`, and 2 its own methods filled"]
+    static = InputPlan("Stack.empty_size", [case("Stack.empty_size()")])
+    assert class_method_inputs(static, [STACK]) is static  # called on the class
+    assert class_method_inputs(plan, ["def peek_or(x): pass\n"]) is plan  # no class
+
+
+def test_an_examples_bare_instance_is_joined_by_filled_ones() -> None:
+    plan = InputPlan("peek_or", [case("Stack().peek_or(3)", "doctest", Receiver("Stack"),
+                                      (3,)), case("peek_or(5)", args=(5,))])
+    out = method_inputs(plan, ctx("method", "Stack.peek_or", STACK), instance=True)
+    assert [c.label for c in out.cases] == ["Stack().peek_or(3)", f"{FILLED}.peek_or(5)"]
+    assert out.notes == ["`Stack.peek_or` runs on the examples' instances and on 2 its own "
+                         "methods filled"]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("Stack.peek_or", True), ("Stack.empty_size", False), ("Stack.__init__", True)])
+def test_takes_instance(name: str, expected: bool) -> None:
+    fn = find_function(STACK, name)
+    assert fn is not None and takes_instance(fn) is expected
 
 
 @pytest.mark.parametrize(("detail", "hint"), [

@@ -43,7 +43,12 @@ from codequorum.behaviour.input_plan import (
     find_function,
     with_language,
 )
-from codequorum.behaviour.module_rules import judge_module, method_inputs
+from codequorum.behaviour.module_rules import (
+    class_method_inputs,
+    judge_module,
+    method_inputs,
+    takes_instance,
+)
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
 from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.sandbox.isolation import (
@@ -832,22 +837,26 @@ def plan_inputs(version_set: VersionSet, options: DynamicOptions) -> InputPlan:
         plan.notes.append(ALONE_NOTE.format(name=runtime.name))
     if version_set.module is None and runtime is not None and runtime.instances_alone:
         return plan  # run alone, an instance is one of a class every version defines
+    if version_set.module is None and "." in (plan.entry_point or ""):
+        return class_method_inputs(plan, _texts(version_set))  # versions are whole classes
     return method_inputs(plan, version_set.module, _takes_instance(version_set))
 
 
+def _texts(version_set: VersionSet) -> list[str]:
+    """Where a function's definition is read: the prompt, the current code, the versions."""
+    return ([version_set.prompt] if version_set.prompt else []) + [
+        s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
+
+
 def _takes_instance(version_set: VersionSet) -> bool:
-    """Whether the function is a method called on an instance: its first parameter (in
-    the current code, else the first version) is ``self``."""
+    """Whether the function is a method called on an instance (:func:`takes_instance`, in
+    the current code, else the first version)."""
     module, entry = version_set.module, version_set.entry_point
     if module is None or module.kind != "method" or not entry:
         return False
     texts = [s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
-    for text in texts:
-        fn = find_function(text, entry)
-        if fn is not None:
-            first = [*fn.args.posonlyargs, *fn.args.args][:1]
-            return bool(first) and first[0].arg == "self"
-    return False
+    fn = next((f for f in (find_function(text, entry) for text in texts) if f), None)
+    return fn is not None and takes_instance(fn)
 
 
 def run_dynamic_many(

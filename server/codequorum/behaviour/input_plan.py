@@ -295,13 +295,16 @@ class Param:
 
 
 def find_function(code: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The function ``name`` in ``code`` (top level first, then nested); ``None`` if absent
+    """The function ``name`` in ``code`` (top level first, then nested), or the method
+    ``Class.name`` (``Outer.Inner.name``) of a class at its top level; ``None`` if absent
     or if the code does not parse."""
     try:
         tree = pyast.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if "." in name:
+        return _method(tree, name)
     for node in tree.body:
         if isinstance(node, defs) and node.name == name:
             return node
@@ -309,6 +312,19 @@ def find_function(code: str, name: str) -> ast.FunctionDef | ast.AsyncFunctionDe
         if isinstance(sub, defs) and sub.name == name:
             return sub
     return None
+
+
+def _method(tree: ast.Module, dotted: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The method ``dotted`` (``Stack.peek_or``) of the classes at the top of ``tree``."""
+    *classes, name = dotted.split(".")
+    body: list[ast.stmt] = tree.body
+    for part in classes:
+        node = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == name), None)
 
 
 def guess_entry_point(code: str) -> str | None:
@@ -730,10 +746,12 @@ def _add_doctests(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef, e
                   may_grade: bool, graded: bool, known: set[str], whole: bool = True) -> None:
     """The docstring's examples, graded (``graded``: no test grades the set) only when
     ``may_grade`` (they come from the prompt or the current code): literal calls, and
-    (``whole``) the examples that call the function some other way, run whole."""
-    cases = doctest_cases(fn, entry)
+    (``whole``) the examples that call the function some other way, run whole. A method
+    of a whole class (``Stack.peek_or``) is called by its own name (``s.peek_or(0)``)."""
+    called = entry.rpartition(".")[2]
+    cases = doctest_cases(fn, called)
     if whole:
-        cases += example_cases(fn, entry, may_grade)
+        cases += example_cases(fn, called, may_grade)
     for t in cases:
         label = _label_for(t, entry, t.name)
         if label in known:
@@ -747,17 +765,31 @@ def _add_doctests(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef, e
 def _add_class_examples(plan: InputPlan, version_set: VersionSet, entry: str, graded: bool,
                         known: set[str]) -> None:
     """For a method without examples of its own, its class's examples that call it, graded
-    by their expected text (``graded``: no test grades the set): the module is the
-    user's."""
+    by their expected text (``graded``: no test grades the set) where the class is the
+    user's: in its module, or in the prompt of a set of whole classes (``Stack.peek_or``;
+    a version's class proposes inputs only)."""
     module = version_set.module
-    owner = module.owner if module is not None else None
-    if module is None or owner is None:
+    owner, source, may_grade = (module.owner, module.source, True) if module is not None \
+        else _class_source(version_set, entry)
+    if owner is None:
         return
-    for t in class_example_cases(module.source, owner, entry, may_grade=True):
+    called = entry.rpartition(".")[2]
+    for t in class_example_cases(source, owner, called, may_grade=may_grade):
         label = _label_for(t, entry, t.name)
         if label not in known:
             known.add(label)
             plan.cases.append(InputCase(t, "doctest", graded and t.has_expected, label))
+
+
+def _class_source(version_set: VersionSet, entry: str) -> tuple[str | None, str, bool]:
+    """The class of a method run alone (``Stack`` of ``Stack.peek_or``), the text that
+    defines it (the prompt, else the first version) and whether its examples may grade
+    (the prompt's); no class for a plain function."""
+    owner = entry.rpartition(".")[0]
+    for text, mine in [(version_set.prompt, True), *((c, False) for c in version_set.codes)]:
+        if owner and text and find_function(text, entry) is not None:
+            return owner, text, mine
+    return None, "", False
 
 
 def _resolve_params(params: Sequence[Param], cases: Sequence[InputCase], entry: str,

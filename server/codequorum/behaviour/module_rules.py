@@ -10,7 +10,8 @@
   called on, which the docstring's examples give (``Shape(3).area()``); the other inputs
   take the first example's instance; an example run whole makes its own. Without a
   module (benchmark sets) an example's instance cannot be made, so such examples are
-  left out.
+  left out, unless the set's versions are whole classes (its function is
+  ``Stack.peek_or``: :func:`class_method_inputs`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Protocol
 
 from codequorum.behaviour.doctest_examples import class_instances
 from codequorum.behaviour.examples import call_label
-from codequorum.behaviour.input_plan import InputCase, InputPlan
+from codequorum.behaviour.input_plan import InputCase, InputPlan, find_function
 from codequorum.behaviour.made_instances import made_instances
 from codequorum.core import pyast
 from codequorum.core.model import ModuleContext, Receiver
@@ -204,29 +205,64 @@ def method_inputs(plan: InputPlan, context: ModuleContext | None,
     """The inputs of ``plan`` that can run where the function is.
 
     A method (``context.kind == "method"``) whose first parameter is its instance
-    (``instance``) is called on one: inputs without a receiver take the first example's
-    instance, else the instances its class's other examples make (in turn), or are left
-    out (with a note) when no example makes one. Elsewhere, inputs with a receiver (an
-    example that calls a method of some instance) are left out.
+    (``instance``) is called on one (:func:`on_instances`). Elsewhere, inputs with a
+    receiver (an example that calls a method of some instance) are left out.
     """
     owner = context.owner if context is not None else None
-    if owner is None:
+    if context is None or owner is None:
         kept = [c for c in plan.cases if c.test.receiver is None]
         return plan if len(kept) == len(plan.cases) else dataclasses.replace(plan, cases=kept)
     if not instance:
         return plan
+    return on_instances(plan, owner, context.qualified_name, context.source)
+
+
+def class_method_inputs(plan: InputPlan, texts: Sequence[str]) -> InputPlan:
+    """The inputs of a method run alone (``Stack.peek_or`` of a set whose versions are
+    whole classes): on instances (:func:`on_instances`) of its class as the first of
+    ``texts`` (the prompt, the current code, the versions) that defines it writes it;
+    a static or class method as it is."""
+    entry = plan.entry_point or ""
+    for text in texts:
+        fn = find_function(text, entry)
+        if fn is not None:
+            if not takes_instance(fn):
+                return plan
+            return on_instances(plan, entry.rpartition(".")[0], entry, text)
+    return plan
+
+
+def takes_instance(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the method ``fn`` is called on an instance: its first parameter is
+    ``self`` and no decorator makes it static or a class method."""
+    first = [*fn.args.posonlyargs, *fn.args.args][:1]
+    plain = not any(ast.unparse(d).rpartition(".")[2] in ("staticmethod", "classmethod")
+                    for d in fn.decorator_list)
+    return plain and bool(first) and first[0].arg == "self"
+
+
+def on_instances(plan: InputPlan, owner: str, qualified: str, source: str) -> InputPlan:
+    """The inputs of the method ``qualified`` of the class ``owner`` (in the module text
+    ``source``), each on an instance: inputs without a receiver take the first example's
+    instance, else the instances its class's other examples make (in turn), else
+    instances made without an example (:func:`made_instances`), or are left out (with a
+    note) when none can be made. Beside an example's instance, those the class's fillers
+    filled run too: an example's is often empty (``Stack()``)."""
     made = next((c.test.receiver for c in plan.cases
                  if c.test.receiver is not None and c.test.receiver.call), None)
-    receivers = [made] if made is not None else _class_receivers(context, owner)
+    receivers = [made] if made is not None else _class_receivers(source, owner)
     notes = list(plan.notes)
-    if not receivers and context is not None:  # no example makes one: made without one
-        receivers = made_instances(context.source, owner,
-                                   context.qualified_name.rpartition(".")[2])
-        if receivers:
-            filled = (f", and {len(receivers) - 1} its own methods filled"
-                      if len(receivers) > 1 else "")
-            notes.append(f"`{context.qualified_name}` runs on instances made without an "
-                         f"example: `{receivers[0].label()}`{filled}")
+    without = made_instances(source, owner, qualified.rpartition(".")[2])
+    if not receivers and without:  # no example makes one: made without one
+        receivers = without
+        filled = (f", and {len(receivers) - 1} its own methods filled"
+                  if len(receivers) > 1 else "")
+        notes.append(f"`{qualified}` runs on instances made without an "
+                     f"example: `{receivers[0].label()}`{filled}")
+    elif receivers and len(without) > 1:  # an example's instance, and filled ones
+        receivers = [*receivers, *without[1:]]
+        notes.append(f"`{qualified}` runs on the examples' instances and on "
+                     f"{len(without) - 1} its own methods filled")
     cases: list[InputCase] = []
     dropped = 0
     for case in plan.cases:
@@ -237,24 +273,22 @@ def method_inputs(plan: InputPlan, context: ModuleContext | None,
         else:
             dropped += 1
     if dropped:
-        name = context.qualified_name if context is not None else ""
-        notes.append(f"`{name}` is a method: its inputs need an example that makes its "
-                     f"instance (`>>> {owner}(...).{name.rpartition('.')[2]}(...)`); "
+        method = qualified.rpartition(".")[2]
+        notes.append(f"`{qualified}` is a method: its inputs need an example that makes its "
+                     f"instance (`>>> {owner}(...).{method}(...)`); "
                      f"{dropped} input{'s' if dropped != 1 else ''} left out")
     return dataclasses.replace(plan, cases=cases, notes=notes)
 
 
-def _class_receivers(context: ModuleContext | None, owner: str) -> list[Receiver]:
+def _class_receivers(source: str, owner: str) -> list[Receiver]:
     """The instances the examples of the method's class make, as receivers."""
-    if context is None:
-        return []
-    return [Receiver(owner, source=text) for text in class_instances(context.source, owner)]
+    return [Receiver(owner, source=text) for text in class_instances(source, owner)]
 
 
 def _on(case: InputCase, receiver: Receiver) -> InputCase:
     """``case`` called on ``receiver``'s instance, labelled so."""
     test = case.test
-    name = case.label.partition("(")[0] or "f"
+    name = case.label.partition("(")[0].rpartition(".")[2] or "f"
     label = f"{receiver.label()}.{call_label(name, test.args, test.kwargs)}"
     named = label if test.name == case.label else test.name
     return dataclasses.replace(case, test=dataclasses.replace(test, receiver=receiver,
@@ -263,8 +297,11 @@ def _on(case: InputCase, receiver: Receiver) -> InputCase:
 
 __all__ = [
     "ModuleJudgement",
+    "class_method_inputs",
     "judge_module",
     "method_inputs",
     "module_names",
+    "on_instances",
     "outside_names",
+    "takes_instance",
 ]

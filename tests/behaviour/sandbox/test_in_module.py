@@ -235,6 +235,23 @@ def test_a_nested_class_method() -> None:
     assert outputs(result) == ["'Outer.Inner'"]
 
 
+def test_a_whole_class_run_alone_is_called_through_its_dotted_method() -> None:
+    version = ("class Outer:\n    class Inner:\n        def __init__(self, k):\n"
+               "            self.k = k\n\n        def f(self, x):\n"
+               "            return self.k * x\n\n        @staticmethod\n"
+               "        def g(x):\n            return -x\n")
+    tests = [call(2, receiver=Receiver("Outer.Inner", (3,))),
+             call(2, receiver=Receiver("Outer.Inner", source="Outer.Inner(k=4)"))]
+    assert outputs(run_candidate(version, tests, "Outer.Inner.f")) == ["6", "8"]
+    assert outputs(run_candidate(version, [call(2)], "Outer.Inner.g")) == ["-2"]
+    missing = run_candidate(version, tests[:1], "Outer.Other.f").tests[0]
+    assert (missing.exc_type, missing.exc_message) == (
+        "NameError", "the candidate defines no class 'Outer.Other'")
+    nothing = run_candidate(version, tests[:1], "Outer.Inner.h").tests[0]
+    assert (nothing.exc_type, nothing.exc_message) == (
+        "NameError", "the candidate defines no method 'Outer.Inner.h'")
+
+
 def test_a_function_inside_a_function_runs_with_the_module_names() -> None:
     source = "K = 10\ndef outer():\n    def inner(x):\n        return x\n    return inner\n"
     version = "def inner(x):\n    return x + K\n"

@@ -790,10 +790,13 @@ class Harness:
     def _entry(self, receiver: dict[str, Any] | None = None) -> Any:
         assert self.module is not None
         if self.placed is not None and self.context_module is not None:
-            return in_module.target(self.placed, self.context_module, receiver,
+            return in_module.target(self.placed, vars(self.context_module), receiver,
                                     protocol.decode_value)
         if not self.entry_point:
             raise NameError("no entry point given for a call/check test")
+        if "." in self.entry_point:  # a method of a class the version (a whole class) defines
+            return in_module.target(in_module.owned(self.module, self.entry_point),
+                                    self.module, receiver, protocol.decode_value)
         fn = self.module.get(self.entry_point)
         if not callable(fn):
             raise NameError(f"the candidate defines no callable {self.entry_point!r}")

@@ -267,20 +267,41 @@ class _Into:
         return self.owner
 
 
-def target(placed: Placed, module: types.ModuleType, receiver: dict[str, Any] | None,
+def owned(names: dict[str, Any], qualname: str) -> Placed:
+    """The method ``qualname`` (``Stack.peek_or``) of a class the names define: what a
+    version run alone, a whole class, is called through. NameError when it is missing."""
+    path, _, name = qualname.rpartition(".")
+    try:
+        owner = _lookup(names, path)
+    except (KeyError, AttributeError):
+        raise NameError(f"the candidate defines no class {path!r}") from None
+    if not isinstance(owner, type) or not hasattr(owner, name):
+        raise NameError(f"the candidate defines no method {qualname!r}")
+    return Placed(owner=owner, name=name)
+
+
+def _lookup(names: dict[str, Any], dotted: str) -> Any:
+    """``A.B`` among ``names``: ``names["A"].B``."""
+    first, *rest = dotted.split(".")
+    obj = names[first]
+    for part in rest:
+        obj = getattr(obj, part)
+    return obj
+
+
+def target(placed: Placed, names: dict[str, Any], receiver: dict[str, Any] | None,
            decode: Any) -> Any:
     """What one test calls: the function, or the method looked up on the test's receiver
     (the class called with literal arguments, an instance made by an expression of the
-    class's docstring examples evaluated in the module's globals, or the class itself),
-    else on the class."""
+    class's docstring examples evaluated in the module's globals ``names``, or the class
+    itself), else on the class."""
     if receiver is not None:
-        obj: Any = module
+        obj: Any
         source = receiver.get("source")
         if isinstance(source, str):
-            obj = eval(compile(source, "<example>", "eval"), dict(vars(module)))
+            obj = eval(compile(source, "<example>", "eval"), dict(names))
         else:
-            for part in str(receiver.get("name") or "").split("."):
-                obj = getattr(obj, part)
+            obj = _lookup(names, str(receiver.get("name") or ""))
         if receiver.get("call", True) and not isinstance(source, str):
             args = decode(receiver.get("args") or {"$": "tuple", "v": []})
             kwargs = decode(receiver.get("kwargs") or {"$": "dict", "v": []})
