@@ -50,6 +50,9 @@ def _ann(text: str) -> ast.expr:
         ("datetime.date", "date"),
         ("datetime", "datetime"),
         ("Optional[datetime.datetime]", "datetime | None"),
+        ("t.SupportsIndex", "int"),
+        ("cabc.Mapping[int, str | None]", "dict[int, str | None]"),
+        ("collections.abc.Sequence[float]", "list[float]"),
     ],
 )
 def test_annotations_resolve_statically(annotation: str, expected: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from codequorum.behaviour.usage_scope import imported_names, top_functions
 from codequorum.behaviour.usage_types import usage_spec
 
 
@@ -276,3 +277,49 @@ def test_a_type_checked_with_isinstance_is_one_the_version_handles() -> None:
     assert _spec("return isinstance(p, (int, float)) and p > 0") == ("float",)
     assert _spec("return isinstance(p, tuple)") == LIST
     assert _spec("return isinstance(p, Path)") is None  # a class it does not draw
+
+
+def test_a_librarys_function_is_known_under_the_name_an_import_gives_it() -> None:
+    module = ast.parse("import itertools as it\nfrom itertools import pairwise as ip\n"
+                       "from statistics import mean\n")
+    imports = imported_names(module)
+    assert imports == {"it": "itertools", "ip": "itertools.pairwise",
+                       "mean": "statistics.mean"}
+    listed = ("list", ("int",))
+    for body, without in (("list(it.tee(p))", None), ("ip(p)", None), ("mean(p)", listed)):
+        fn = ast.parse(f"def f(p):\n    return {body}\n").body[0]
+        assert isinstance(fn, ast.FunctionDef)
+        assert usage_spec([fn], "p", imports) == listed
+        assert usage_spec([fn], "p") == without  # ``mean`` is known bare too
+    inside = ast.parse("def f(p):\n    import heapq as hq\n    hq.heapify(p)\n").body[0]
+    assert isinstance(inside, ast.FunctionDef)
+    assert usage_spec([inside], "p") == ("list", ("int",))
+    shadowed = ast.parse("def f(p, it):\n    return it.tee(p)\n").body[0]
+    assert isinstance(shadowed, ast.FunctionDef)
+    assert usage_spec([shadowed], "p", imports) is None  # ``it`` is a parameter here
+
+
+def test_a_parameter_passed_to_a_helper_is_what_the_helpers_parameter_is() -> None:
+    module = ast.parse(
+        "def is_prime(k):\n    return k > 1 and all(k % i for i in range(2, k))\n\n"
+        "def words(text, sep):\n    return text.split(sep)\n\n"
+        "def deeper(xs):\n    return middle(xs)\n\n"
+        "def middle(ys):\n    return last(ys)\n\n"
+        "def last(zs):\n    return zs[0]\n\n"
+        "def loop(n):\n    return loop(n)\n")
+    helpers = top_functions(module)
+
+    def spec(body: str, name: str = "p") -> object:
+        fn = ast.parse(f"def f(p, q):\n    return {body}\n").body[0]
+        assert isinstance(fn, ast.FunctionDef)
+        return usage_spec([fn], name, helpers=helpers)
+
+    assert spec("is_prime(p)") == ("int",)
+    assert spec("words(q, p)") == ("str",)
+    assert spec("deeper(p)") is None  # three helpers deep: not followed
+    assert spec("middle(p)") == ("list", ("int",))
+    assert spec("loop(p)") is None
+    assert spec("unknown(p)") is None
+    rebound = ast.parse("def f(p):\n    is_prime = str\n    return is_prime(p)\n").body[0]
+    assert isinstance(rebound, ast.FunctionDef)
+    assert usage_spec([rebound], "p", helpers=helpers) is None

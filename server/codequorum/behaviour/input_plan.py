@@ -73,6 +73,7 @@ from codequorum.behaviour.edge_values import (
 )
 from codequorum.behaviour.examples import call_label, doctest_cases, inner_call_arguments
 from codequorum.behaviour.expectations import Expectation
+from codequorum.behaviour.usage_scope import FunctionNode, imported_names, top_functions
 from codequorum.behaviour.usage_types import usage_spec
 from codequorum.core import pyast
 from codequorum.core.model import TestCase, VersionSet
@@ -129,6 +130,7 @@ TypeSpec = tuple[Any, ...]
 ``("timedelta",)``, ``("date",)``, ``("datetime",)`` (naive)."""
 
 _SCALARS = {"int": ("int",), "float": ("float",), "bool": ("bool",), "str": ("str",),
+            "SupportsIndex": ("int",), "SupportsInt": ("int",), "SupportsFloat": ("float",),
             # datetime's, however the module is named (``dt.timedelta``, ``timedelta``)
             **{kind: (kind,) for kind in TIME_EDGES}}
 _SEQ_NAMES = {
@@ -154,17 +156,10 @@ _TUPLE_NAMES = {"tuple", "Tuple"}
 def _name_of(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-            and node.attr in TIME_EDGES:
-        return node.attr  # datetime's, the module under any name: dt.timedelta
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id in ("typing", "t", "collections", "abc")
-    ):
+    if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Attribute)):
+        # a module's type under any name: ``t.List``, ``cabc.Mapping``, ``dt.timedelta``,
+        # ``collections.abc.Sequence``
         return node.attr
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
-        return node.attr  # collections.abc.Sequence
     return None
 
 
@@ -860,13 +855,32 @@ def _usage_params(params: Sequence[Param], version_set: VersionSet,
     """Parameters without a type take the one their use in the versions implies; whether
     any did."""
     fns = [f for f in (find_function(code, entry) for code in version_set.codes) if f]
+    imports, helpers = _module_names(version_set) if any(p.spec is None for p in params) \
+        else ({}, {})
     out: list[Param] = []
     used = False
     for p in params:
-        spec = p.spec if p.spec is not None else usage_spec(fns, p.name)
+        spec = p.spec if p.spec is not None else usage_spec(fns, p.name, imports, helpers)
         used = used or (p.spec is None and spec is not None)
         out.append(Param(p.name, spec, p.annotated))
     return out, used
+
+
+def _module_names(version_set: VersionSet) -> tuple[dict[str, str], dict[str, FunctionNode]]:
+    """The names the imports of the function's module and of its versions bind
+    (:func:`~codequorum.behaviour.usage_scope.imported_names`), and the functions at their
+    top level (the helpers a version may call); a version's own win."""
+    imports: dict[str, str] = {}
+    helpers: dict[str, FunctionNode] = {}
+    module = version_set.module
+    for text in ([module.source] if module is not None else []) + list(version_set.codes):
+        try:
+            tree = pyast.parse(text)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        imports.update(imported_names(tree))
+        helpers.update(top_functions(tree))
+    return imports, helpers
 
 
 def _add_edges(plan: InputPlan, specs: Sequence[Any], entry: str, count: int,

@@ -37,15 +37,42 @@ class Scope:
     bound: frozenset[str]
     #: alias -> the parameter it holds, where every assignment of it is ``alias = param``
     aliases: dict[str, str]
+    #: a name an import binds -> what it names (``it`` -> ``itertools``,
+    #: ``itertools_pairwise`` -> ``itertools.pairwise``): :func:`imported_names`
+    imports: dict[str, str]
+    #: the functions of the module and of the version beside this one, by name: a
+    #: parameter passed to one is what that function's parameter is (``is_prime(n)``)
+    helpers: dict[str, FunctionNode]
+    #: how many helpers deep this function is read (a helper's helper is read once more)
+    depth: int = 0
 
     @classmethod
-    def of(cls, fn: FunctionNode) -> Scope:
+    def of(cls, fn: FunctionNode, imports: dict[str, str] | None = None,
+           helpers: dict[str, FunctionNode] | None = None, depth: int = 0) -> Scope:
         args = fn.args
         params = frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
         stored = frozenset(n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
                            and isinstance(n.ctx, ast.Store))
+        own = {**(imports or {}), **_imports(ast.walk(fn))}
         return cls(fn, params, _loops(fn, params), _patterns(fn), params | stored,
-                   _aliases(fn, params))
+                   _aliases(fn, params), own, dict(helpers or {}), depth)
+
+    def helper(self, node: ast.Call) -> FunctionNode | None:
+        """The helper this call calls by its bare name (not one the function rebinds,
+        nor the function itself)."""
+        func = node.func
+        if not isinstance(func, ast.Name) or func.id in self.bound or func.id == self.fn.name:
+            return None
+        return self.helpers.get(func.id)
+
+    def called(self, node: ast.Call) -> str:
+        """:func:`called_name`, by the names its imports stand for (``it.tee`` ->
+        ``itertools.tee``)."""
+        name = called_name(node)
+        head, dot, rest = name.partition(".")
+        if head in self.imports and head not in self.bound:
+            return self.imports[head] + dot + rest
+        return name
 
     def aliases_of(self, name: str) -> list[str]:
         """The names that only ever hold parameter ``name``."""
@@ -56,6 +83,30 @@ class Scope:
         if isinstance(node, ast.Name):
             return node.id in self.patterns
         return _is_compile(node)
+
+
+def top_functions(tree: ast.Module) -> dict[str, FunctionNode]:
+    """The functions at the top of a module, by name (the helpers a function may call)."""
+    return {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef,
+                                                            ast.AsyncFunctionDef))}
+
+
+def imported_names(tree: ast.AST) -> dict[str, str]:
+    """The names the imports anywhere in ``tree`` bind, each to what it names: ``import
+    itertools as it`` -> ``{"it": "itertools"}``, ``from itertools import pairwise as
+    ip`` -> ``{"ip": "itertools.pairwise"}`` (relative imports are the module's own)."""
+    return _imports(ast.walk(tree))
+
+
+def _imports(nodes: Iterator[ast.AST]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found.update((a.asname, a.name) for a in node.names if a.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.update((a.asname or a.name, f"{node.module}.{a.name}") for a in node.names
+                         if a.name != "*")
+    return found
 
 
 def _aliases(fn: FunctionNode, params: frozenset[str]) -> dict[str, str]:
@@ -249,4 +300,5 @@ def only_plain(scope: Scope, names: tuple[str, ...]) -> bool:
                if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load))
 
 
-__all__ = ["NUMBER_RESULTS", "Element", "Scope", "called_name", "element_of", "only_plain"]
+__all__ = ["NUMBER_RESULTS", "Element", "Scope", "called_name", "element_of", "imported_names",
+           "only_plain", "top_functions"]

@@ -15,7 +15,7 @@ Each use is a vote for a kind, and the strongest kind any version's use asks for
   ``map(f, p)``, ``filter(f, p)``, ``Counter(p)``, ``heapq.heapify(p)``,
   ``heapq.nlargest(k, p)``, ``itertools.combinations(p, k)``, ``tee(p)``, ``islice(p, n)``,
   ``statistics.mean(p)``, ``reduce(f, p)``, ``math.prod(p)`` and their kin, by their
-  module's name or bare...;
+  module's name, bare, or under the name an import gives them (``it.tee``);
 - a number: arithmetic with it (``p + 1``, ``p * q``, ``-p``; not ``p + q``, which joins
   strings and lists too), a comparison with a number or with ``len(...)``, ``abs(...)``,
   ``sum(...)``, ``range(p)``, ``int(p)``, ``str(p)``, ``gcd(p, q)``, ``math.isqrt(p)``,
@@ -28,7 +28,9 @@ Each use is a vote for a kind, and the strongest kind any version's use asks for
   mapping's key or value): ``p`` compared with ``x`` of ``for x in q`` (also ``k, v`` of
   ``q.items()``, ``x`` of ``enumerate(q)``), with ``q[i]`` or ``q[i] + q[j]``, or ``p in
   q``, ``q.count(p)``, ``q.index(p)``, ``q.append(p)``, ``q.insert(i, p)``;
-- a sum is what its terms are: ``tuple(a + b)`` asks a sequence of both.
+- a sum is what its terms are: ``tuple(a + b)`` asks a sequence of both;
+- an argument of a helper (a function of the module or of the version: ``is_prime(n)``)
+  is what the helper's own uses of its parameter ask for, :data:`HELPER_DEPTH` deep.
 
 Where no use asks for a kind, a parameter that every version only moves (returns, assigns,
 packs), compares and computes with (``+`` only beside what can only be a number: ``a + b``
@@ -230,11 +232,14 @@ def _argument_kinds(node: ast.Call, scope: Scope) -> tuple[str | None, ...]:
     """The kind each positional argument of this call asks for, where the callee is known:
     a listed function, a compiled pattern's method, a ``str``-only method."""
     func = node.func
-    if (called := called_name(node)) in _COUNT_FIRST and node.args \
+    if (called := scope.called(node)) in _COUNT_FIRST and node.args \
             and isinstance(node.args[0], ast.Name):
         return ("int",)  # ``nlargest(xs, k)`` is written too: the iterable is not told
     if called in _ARGUMENT_KINDS:
         return _ARGUMENT_KINDS[called]
+    helper = scope.helper(node)
+    if helper is not None:
+        return _helper_kinds(helper, scope)
     if not isinstance(func, ast.Attribute):
         return ()
     if scope.is_pattern(func.value) and func.attr in _PATTERN_METHODS:
@@ -242,6 +247,20 @@ def _argument_kinds(node: ast.Call, scope: Scope) -> tuple[str | None, ...]:
     if func.attr in _STR_ARG_METHODS and _may_be_str(func.value, scope):
         return ("str",) * _STR_ARG_METHODS[func.attr]
     return ()
+
+
+#: How many helpers deep a parameter's use is followed (``f`` -> ``g`` -> ``h``).
+HELPER_DEPTH = 2
+
+
+def _helper_kinds(helper: FunctionNode, scope: Scope) -> tuple[str | None, ...]:
+    """The kind each positional parameter of a helper the function calls asks for, by its
+    own uses (:data:`HELPER_DEPTH` helpers deep at most)."""
+    if scope.depth >= HELPER_DEPTH:
+        return ()
+    inner = Scope.of(helper, scope.imports, scope.helpers, scope.depth + 1)
+    args = helper.args
+    return tuple(_own_kind([inner], a.arg) or None for a in (*args.posonlyargs, *args.args))
 
 
 def _may_be_str(node: ast.AST, scope: Scope) -> bool:
@@ -289,7 +308,7 @@ def _call_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
     yield from _argument_votes(node, name, scope)
     yield from _checked_kinds(node, name)
     if any(_holds(a, name) for a in node.args):
-        called = called_name(node)
+        called = scope.called(node)
         if called in ("min", "max") and len(node.args) > 1:
             return  # ``max(a, b)`` takes the values themselves
         if called in _SEQUENCE_CALLS:
@@ -400,11 +419,17 @@ def _own_kind(scopes: list[Scope], name: str) -> str:
                       for node in ast.walk(scope.fn) for kind in _votes(node, held, scope))
 
 
-def usage_spec(functions: Iterable[FunctionNode], name: str) -> Spec | None:
+def usage_spec(functions: Iterable[FunctionNode], name: str,
+               imports: dict[str, str] | None = None,
+               helpers: dict[str, FunctionNode] | None = None) -> Spec | None:
     """The type the uses of parameter ``name`` in ``functions`` (the versions) ask for; a
     number where no use asks for a type and every version only moves, compares and
-    computes with it (:func:`usage_scope.only_plain`), or never reads it."""
-    scopes = [Scope.of(fn) for fn in functions]
+    computes with it (:func:`usage_scope.only_plain`), or never reads it. ``imports``: the
+    names the module's imports bind (:func:`usage_scope.imported_names`), so that a
+    library's function is known under another name (``it.tee``, ``itertools_pairwise``);
+    ``helpers``: the functions of the module and the versions, whose parameters' uses
+    speak for what is passed to them (``is_prime(n)``)."""
+    scopes = [Scope.of(fn, imports, helpers) for fn in functions]
     own = _own_kind(scopes, name)
     peers = {peer for scope in scopes for held in (name, *scope.aliases_of(name))
              for node in ast.walk(scope.fn) for peer in _peers(node, held, scope)}
