@@ -107,7 +107,7 @@ def test_files_it_imports_types_only_from_are_in_the_view_and_never_noted(
             "export type { Role } from './types';\nimport type { X } from 'some-lib';\n"
             "export function label(u: User): string { return u.name; }\n")
     (tmp_path / "src" / "users.ts").write_text(text)
-    assert type_specifiers(text, "typescript") == ["./types", "./gone"]
+    assert type_specifiers(text, "typescript") == ["./types", "./gone", "some-lib"]
     view = js_module_view(text, tmp_path / "src" / "users.ts", tmp_path)
     assert [p for p, _ in view.files] == ["src/users.ts", "src/types.ts"]
     assert view.notes == ()  # nothing is loaded from them: none missing is a problem
@@ -121,3 +121,48 @@ def test_files_it_imports_types_only_from_are_in_the_view_and_never_noted(
     seen = js_module_view(hostile, tmp_path / "src" / "h.ts", tmp_path)
     assert [p for p, _ in seen.files] == ["src/h.ts"]
     assert all("TOKEN" not in t for _, t in seen.files)
+
+
+def alias_workspace(root: Path) -> Path:
+    """A project importing its own files by the aliases of its tsconfig.json."""
+    (root / "tsconfig.json").write_text(
+        '{\n  // the app\'s aliases\n  "compilerOptions": {"baseUrl": ".", "paths": {\n'
+        '    "@/*": ["src/*"], "@lib": ["src/lib/index.ts"], "@env": [".env"],\n'
+        '    "@out/*": ["../*"],\n  }},\n}\n')
+    (root / "src" / "lib").mkdir(parents=True)
+    (root / "src" / "app").mkdir()
+    (root / "src" / "lib" / "index.ts").write_text(
+        "export const SEP = '-';\nexport const clean = (s: string): string => "
+        "s.trim().toLowerCase();\n")
+    (root / "src" / "lib" / "pad.ts").write_text(
+        "export function pad(s: string): string { return s.length < 3 ? s.padEnd(3, '_') : s; }\n")
+    (root / "src" / "types.ts").write_text(
+        "export interface User { first: string; last: string }\n")
+    (root / ".env").write_text("TOKEN=1\n")
+    path = root / "src" / "app" / "names.ts"
+    path.write_text("import { clean, SEP } from '@lib';\nimport { pad } from '@/lib/pad';\n"
+                    "import type { User } from '@/types';\n"
+                    "export function slug(u: User): string {\n"
+                    "  return pad(clean(u.first) + SEP + clean(u.last));\n}\n")
+    return path
+
+
+def test_a_tsconfigs_aliases_lead_to_files_of_the_view(tmp_path: Path) -> None:
+    path = alias_workspace(tmp_path)
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert [p for p, _ in view.files] == ["src/app/names.ts", "src/lib/index.ts",
+                                          "src/lib/pad.ts", "src/types.ts"]
+    assert view.aliases == (("src/app", "@lib", "src/lib/index.ts"),
+                            ("src/app", "@/lib/pad", "src/lib/pad.ts"),
+                            ("src/app", "@/types", "src/types.ts"))
+    assert view.notes == ()
+    context = view.context("slug")
+    assert context.aliases == view.aliases
+    assert module_types(context)["User"] == "{ first: string; last: string }"
+    hostile = "import t from '@env';\nimport o from '@out/x';\nexport function f() {}\n"
+    seen = js_module_view(hostile, path, tmp_path)
+    assert [p for p, _ in seen.files] == ["src/app/names.ts"] and seen.aliases == ()
+    assert all("TOKEN" not in t for _, t in seen.files)
+    assert [n.partition(", which")[0] for n in seen.notes] == [
+        "not-run-in-module: `src/app/names.ts` loads `@env`",
+        "not-run-in-module: `src/app/names.ts` loads `@out/x`"]

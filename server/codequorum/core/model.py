@@ -104,7 +104,9 @@ class ModuleContext:
     as the editor holds it) and the project modules it imports; ``roots`` are folders of
     the view put on ``sys.path`` (``""`` is the view itself); ``notes`` say what the view
     left out; ``callers`` are other files of the workspace that name the function (its
-    tests, its callers), read for their calls of it and never given to the sandbox. Built
+    tests, its callers), read for their calls of it and never given to the sandbox;
+    ``aliases`` (JavaScript) are (folder, specifier, file of the view) where the
+    workspace's configuration maps a specifier (``@/lib/text``) to one of its files. Built
     by :mod:`codequorum.ingest.module_view`; read statically, never run here.
     """
 
@@ -116,6 +118,7 @@ class ModuleContext:
     roots: tuple[str, ...]
     notes: tuple[str, ...] = ()
     callers: tuple[tuple[str, str], ...] = ()
+    aliases: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def source(self) -> str:

@@ -55,6 +55,7 @@ from codequorum.ingest.module_view import (
     UNTITLED,
     read_inside,
 )
+from codequorum.ingest.ts_config import MAX_CONFIG_CHARS, Aliases, nearest_aliases
 from codequorum.ingest.workspace_callers import JS_SUFFIXES, caller_files
 
 #: Suffixes tried after a specifier, in Node's order (then TypeScript's), and in a folder.
@@ -88,6 +89,7 @@ class JsModuleView:
     files: tuple[tuple[str, str], ...]
     notes: tuple[str, ...] = ()
     workspace: Path | None = None
+    aliases: tuple[tuple[str, str, str], ...] = ()
 
     def namespace(self, qualified_name: str) -> str:
         """The TypeScript namespace the module's function ``qualified_name`` is in (``A.B``),
@@ -117,7 +119,7 @@ class JsModuleView:
                                JS_SUFFIXES)
         return ModuleContext(name=self.path, path=self.path, qualified_name=qualified_name,
                              kind=found, files=self.files, roots=(), notes=self.notes,
-                             callers=callers)
+                             callers=callers, aliases=self.aliases)
 
 
 def typescript_sources(base: str) -> tuple[str, ...]:
@@ -146,15 +148,16 @@ def specifiers(text: str, language: str) -> list[str]:
 
 
 def type_specifiers(text: str, language: str) -> list[str]:
-    """The relative specifiers ``text`` imports types only from (``import type { User }
-    from './types'``): read for the types they declare, never loaded."""
+    """The specifiers ``text`` imports types only from (``import type { User } from
+    './types'``, ``from '@/types'``): read for the types they declare (a relative one, or
+    one a configuration's alias leads to a file of the workspace), never loaded."""
     root = parse(text, language).root_node
     out: dict[str, None] = {}
     for node in root.named_children:
         if node.type in ("import_statement", "export_statement") \
                 and any(c.type == "type" for c in node.children):
             spec = _string(node.child_by_field_name("source"))
-            if spec is not None and is_relative(spec):
+            if spec is not None and not spec.startswith(("node:", "/")):
                 out[spec] = None
     return list(out)
 
@@ -202,6 +205,31 @@ class _Builder:
     notes: list[str] = field(default_factory=list)
     size: int = 0
     looked: int = 0
+    #: (folder, specifier, file) for each specifier a configuration's alias resolved
+    aliases: dict[tuple[str, str], str] = field(default_factory=dict)
+    configs: dict[str, Aliases | None] = field(default_factory=dict)
+
+    def peek(self, rel: str) -> str | None:
+        """A configuration file of the workspace under the one rule, not given to the
+        sandbox (None: not there or refused)."""
+        pure = PurePosixPath(rel)
+        if rel.startswith("../") or workspace_refusal(pure) is not None \
+                or not (self.root / rel).is_file():
+            return None
+        return read_inside(self.root, pure, MAX_CONFIG_CHARS)[0]
+
+    def aliased(self, folder: str, spec: str) -> str | None:
+        """The file a configuration's alias leads ``spec`` to from ``folder``
+        (:mod:`~codequorum.ingest.ts_config`), None when none does."""
+        if folder not in self.configs:
+            self.configs[folder] = nearest_aliases(self.peek, folder)
+        config = self.configs[folder]
+        for base in config.candidates(spec) if config is not None else ():
+            found = self.locate(base)
+            if found is not None:
+                self.aliases[(folder, spec)] = found
+                return found
+        return None
 
     def read(self, rel: str) -> str | None:
         """A file of the workspace under the one rule and the bounds (None: not there or
@@ -297,6 +325,9 @@ class _Builder:
             return self.subpath(folder, spec)
         if spec.startswith(("/", "node:")) or ":" in spec:
             return None, "not a file of the workspace"
+        aliased = self.aliased(folder, spec)
+        if aliased is not None:
+            return aliased, ""
         return self.package(folder, spec)
 
     def scope(self, folder: str) -> tuple[str, str] | None:
@@ -358,10 +389,15 @@ def js_module_view(text: str, path: Path | None, workspace: Path | None) -> JsMo
     builder = _Builder(workspace.resolve(), rel)
     builder.files[rel] = text
     builder.follow(rel)
+    folder = posixpath.dirname(rel)
     for spec in type_specifiers(text, grammar(rel)):  # in the view for their types only
-        builder.resolve(posixpath.dirname(rel), spec)
+        if is_relative(spec):
+            builder.resolve(folder, spec)
+        else:
+            builder.aliased(folder, spec)
+    aliases = tuple((f, spec, found) for (f, spec), found in builder.aliases.items())
     return JsModuleView(rel, tuple(builder.files.items()), tuple(builder.notes),
-                        builder.root)
+                        builder.root, aliases)
 
 
 def _unresolved(text: str, name: str) -> tuple[str, ...]:

@@ -494,3 +494,20 @@ def test_what_a_namespace_keeps_to_itself_runs_too(node_sandboxed: object,
     twice = ("const TIMES = UNIT;\n"
              "function twice(x: number): number { return x * TIMES; }")
     assert _in_namespace(view, "Geo.Plane.Hidden.twice", twice, (3,)) == 6
+
+
+def test_a_module_importing_its_files_by_tsconfig_aliases_runs(node_sandboxed: object,
+                                                               tmp_path: Path) -> None:
+    """``@lib`` and ``@/lib/pad`` of the tsconfig's ``paths`` load in the sandbox as the
+    parent resolved them; the version uses both."""
+    from tests.ingest.test_js_module_view import alias_workspace
+
+    path = alias_workspace(tmp_path)
+    context = js_module_view(path.read_text(), path, tmp_path).context("slug")
+    version = ("export function slug(u: User): string {\n"
+               "  return pad([clean(u.first), clean(u.last)].join(SEP));\n}\n")
+    user = {"$": "object", "v": [["first", " A "], ["last", "B"]]}
+    test = TestCase("call", args=(user,), expected="a-b", has_expected=True, name="ab")
+    result = TYPESCRIPT.run(version, [test], "slug", module=context)
+    assert result.module is not None and result.module.loaded, result.module
+    assert [(t.passed, t.output) for t in result.tests] == [(True, '"a-b"')]

@@ -241,8 +241,11 @@ def module_message(context: ModuleContext, version: str, language: str) -> dict[
     """The run message's ``module``: the view's files as CommonJS scripts and the module
     with the version in place (``problem`` says why it cannot load, and nothing else is
     sent)."""
+    aliases: dict[str, dict[str, str]] = {}
+    for folder, spec, found in context.aliases:  # the workspace's configuration's
+        aliases.setdefault(folder, {})[spec] = found
     base = {"name": context.name, "path": context.path, "files": [], "entry": "",
-            "builtins": CONTEXT_MODULES}
+            "builtins": CONTEXT_MODULES, "aliases": aliases}
     try:
         files = [[path, _script(path, text)] for path, text in context.files
                  if path != context.path]

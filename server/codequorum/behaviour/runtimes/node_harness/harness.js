@@ -173,7 +173,8 @@ function inModule(mod, ctx, inner, entry, timeout, trace) {
   let absent = () => [];
   try {
     const install = vm.runInContext(MODULES_SRC, ctx, { filename: 'modules.js' });
-    absent = install(JSON.stringify(files), String(mod.path), JSON.stringify(mod.builtins || {}));
+    absent = install(JSON.stringify(files), String(mod.path), JSON.stringify(mod.builtins || {}),
+      JSON.stringify(mod.aliases || {}));
     const make = () => ({ script: new vm.Script(String(mod.entry), { filename: String(mod.path) }),
       source: String(mod.entry) });
     script = (trace ? trace.printed(String(mod.path), make) : make()).script;

@@ -237,12 +237,23 @@
     return absentPart(spec, spec);
   }
 
+  // The files the workspace's configuration maps specifiers to (``paths``, ``baseUrl`` of
+  // a tsconfig.json: ``ts_config.py``), per importing folder, as the parent resolved them.
+  let aliases = Object.create(null);
+  const own = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+
+  function aliasOf(folder, spec) {
+    if (!own(aliases, folder) || !own(aliases[folder], spec)) return null;
+    const path = aliases[folder][spec];
+    return typeof path === 'string' && has(path) ? path : null;
+  }
+
   function requireFrom(folder) {
     return function require(spec) {
       spec = String(spec);
       const bare = spec.startsWith('node:') ? spec.slice(5) : spec;
       if (Object.prototype.hasOwnProperty.call(builtins, bare)) return builtins[bare];
-      const path = resolve(folder, spec);
+      const path = aliasOf(folder, spec) || resolve(folder, spec);
       if (path === null && isPackage(bare) && bare === spec) return absentPackage(spec);
       if (path === null) {
         const err = new Error("Cannot find module '" + spec.slice(0, 200) + "' in the sandbox "
@@ -270,8 +281,9 @@
   // The module's own ``require``, ``__filename``, ``__dirname`` and neutral ``process``, as
   // globals of the context (its top level runs as a script there, so that the version's
   // function is found by name).
-  return function install(filesJson, entryPath, builtinsJson) {
+  return function install(filesJson, entryPath, builtinsJson, aliasesJson) {
     files = JSON.parse(filesJson);
+    aliases = JSON.parse(aliasesJson || '{}');
     const named = JSON.parse(builtinsJson || '{}');
     for (const name of Object.keys(named)) {
       const module = {};
