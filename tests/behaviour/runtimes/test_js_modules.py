@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from codequorum.behaviour.runtimes.js_modules import (
+    IMPORT_META,
     NotSpliced,
     commonjs_form,
     module_message,
@@ -37,6 +38,17 @@ def test_exports_are_set_at_the_end() -> None:
 def test_a_file_without_module_syntax_is_kept() -> None:
     code = "module.exports = { a: require('./a') };\n"
     assert commonjs_form(code) == code
+
+
+def test_import_meta_reads_as_the_modules_file_and_an_empty_env() -> None:
+    code = ("export const MODE = import.meta.env?.MODE ?? 'dev';\n"
+            "const here = new URL('.', import.meta.url);\n")
+    out = commonjs_form(code)
+    assert "import.meta" not in out
+    assert out.count(IMPORT_META) == 2 and out.splitlines()[1] == (
+        f"const here = new URL('.', {IMPORT_META}.url);")
+    assert commonjs_form("const u = import.meta.url;\n") == (
+        f"const u = {IMPORT_META}.url;\n")
 
 
 def test_a_version_takes_its_function_s_place() -> None:

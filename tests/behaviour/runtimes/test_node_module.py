@@ -511,3 +511,20 @@ def test_a_module_importing_its_files_by_tsconfig_aliases_runs(node_sandboxed: o
     result = TYPESCRIPT.run(version, [test], "slug", module=context)
     assert result.module is not None and result.module.loaded, result.module
     assert [(t.passed, t.output) for t in result.tests] == [(True, '"a-b"')]
+
+
+def test_a_module_reading_import_meta_at_its_top_level_loads(node_sandboxed: object,
+                                                             tmp_path: Path) -> None:
+    """A Vite-style module (``import.meta.env``, ``import.meta.url``) loads as a script:
+    ``env`` is empty, ``url`` the module's file in the view."""
+    path = tmp_path / "src" / "config.ts"
+    path.parent.mkdir()
+    path.write_text("export const MODE = import.meta.env?.MODE ?? 'development';\n"
+                    "const HERE = import.meta.url;\n"
+                    "export function where(x: number): string { return MODE + x; }\n")
+    context = js_module_view(path.read_text(), path, tmp_path).context("where")
+    version = "export function where(x: number): string { return `${MODE}:${HERE}:${x}`; }"
+    result = TYPESCRIPT.run(version, [_call(2, "development:file:///workspace/src/config.ts:2")],
+                            "where", module=context)
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True]

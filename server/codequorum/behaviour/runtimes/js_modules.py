@@ -220,6 +220,8 @@ def commonjs_form(code: str) -> str:
                 edits.append((node.start_byte, node.end_byte, _breaks(node)))
             else:
                 edits.append((node.start_byte, kept[0], kept[1]))
+    syntax = bool(edits)  # the module's own syntax, not only ``import.meta``
+    edits = _with_import_meta(tree.root_node, edits)
     if not edits:
         return code
     out = bytearray()
@@ -228,9 +230,33 @@ def commonjs_form(code: str) -> str:
         out += data[at:start] + text.encode("utf-8")
         at = end
     out += data[at:]
+    if not syntax:
+        return out.decode("utf-8", "replace")
     closing = " ".join(["Object.defineProperty(exports, '__esModule', { value: true });",
                         *tail])
     return out.decode("utf-8", "replace") + "\n;" + closing + "\n"
+
+
+#: What ``import.meta`` reads as in a CommonJS script: the module's file as a URL, its
+#: file and folder, and a frozen empty ``env`` (a bundler's, as ``process.env`` is neutral).
+IMPORT_META = ("({ url: 'file://' + __filename, filename: __filename, dirname: __dirname, "
+               "env: Object.freeze({}) })")
+
+
+def _with_import_meta(root: Node, edits: list[tuple[int, int, str]]
+                      ) -> list[tuple[int, int, str]]:
+    """``edits`` and a replacement of each ``import.meta`` outside them (a script has
+    none: ``import.meta.env.MODE`` would not compile), in the order of the text."""
+    metas: list[tuple[int, int, str]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "meta_property" and _text(node) == "import.meta":
+            if not any(start <= node.start_byte < end for start, end, _ in edits):
+                metas.append((node.start_byte, node.end_byte, IMPORT_META))
+            continue
+        stack.extend(node.children)
+    return sorted([*edits, *metas]) if metas else edits
 
 
 def _breaks(node: Node) -> str:
