@@ -7,7 +7,13 @@ import pytest
 
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
-from codequorum.behaviour.runtimes.js_usage import guessed_across, guessed_types, shown_uses
+from codequorum.behaviour.runtimes.js_usage import (
+    UNTOLD,
+    guessed_across,
+    guessed_types,
+    helpers_in,
+    shown_uses,
+)
 from codequorum.behaviour.runtimes.ts_draws import type_values
 from codequorum.core.model import VersionSet
 from codequorum.judge.dynamic_rules import dynamic_verdicts
@@ -95,3 +101,46 @@ def test_versions_guessed_so_run_and_part_where_they_differ(node_sandboxed: obje
     assert report.output_clusters == [[0], [1]]
     [verdict] = [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
     assert ', "")' in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    # ``typeof p === '...'``: the type it names
+    ("function f(s) { if (typeof s !== 'string') throw new TypeError('no'); return 1; }",
+     ["string"]),
+    ("function f(cb, n) { return typeof cb === 'function' ? cb(n) : n; }",
+     ["Function", None]),
+    # a regular expression's test and exec, encodeURI: a string
+    ("function f(s) { return /^a+$/.test(s); }", ["string"]),
+    ("function f(s) { const re = /(\\d+)/; return re.exec(s); }", ["string"]),
+    ("function f(s) { return encodeURIComponent(s).length; }", ["string"]),
+    # a name declared to hold the parameter speaks for it; one assigned again does not
+    ("function f(_str) { var str = _str; return str.toUpperCase(); }", ["string"]),
+    ("function f(x) { let y = x; y = 3; return y.toUpperCase(); }", [None]),
+    # a property read that is named as a string's method is no use of a string
+    ("function f(options) { const s = options.split ?? null; return s; }", [None]),
+    # comments between the parameters are no parameters
+    ("function f(a, // the text\n /* and */ b) { return a.trim() + b * 2; }",
+     ["string", "number"]),
+])
+def test_more_uses_tell_a_type(code: str, expected: list[str | None]) -> None:
+    assert shown_uses(code, "f") == expected
+
+
+def test_a_parameter_handed_to_a_helper_is_what_the_helper_takes() -> None:
+    module = ("function split(value) { return value.trim().split(' '); }\n"
+              "function typed(n: number, s: string) { return n; }\n"
+              "function deeper(v) { return middle(v); }\n"
+              "function middle(w) { return last(w); }\n"
+              "function last(z) { return z.toUpperCase(); }\n")
+    helpers = helpers_in([module])
+    code = ("function f(input, options, k) { const w = split(input, options);"
+            " return typed(k, w) + deeper(options); }")
+    assert shown_uses(code, "f", helpers) == ["string", None, "number"]  # three deep: no
+    assert shown_uses(code, "f") == [None, None, None]
+    inside = ("function f(x) { return helper(x); }\n"
+              "function helper(y) { return y.map(v => v * 2); }\n")
+    assert guessed_across([inside], "f") == ["number[]"]  # a version's own helpers
+    assert guessed_across(["function f(a, b) { return g(a) + h(b); }"], "f") == [
+        UNTOLD, UNTOLD]
+    recursive = "function f(n) { return f(n); }"
+    assert shown_uses(recursive, "f", helpers_in([recursive])) == [None]

@@ -528,3 +528,21 @@ def test_a_module_reading_import_meta_at_its_top_level_loads(node_sandboxed: obj
                             "where", module=context)
     assert result.module is not None and result.module.loaded, result.module
     assert [t.passed for t in result.tests] == [True]
+
+
+def test_a_method_using_its_classs_private_fields_runs_in_its_class(node_sandboxed: object,
+                                                                    tmp_path: Path) -> None:
+    """``this.#items`` names a field only its class declares: the version, a method alone,
+    compiles with the private names declared on the wrapper's first line, and runs in the
+    class (the module's own)."""
+    path = tmp_path / "queue.js"
+    path.write_text("export default class Queue {\n  #items = [];\n  #size = 0;\n"
+                    "  enqueue(v) { this.#items.push(v); this.#size++; }\n"
+                    "  peekOr(d) { return this.#size ? this.#items[0] : d; }\n}\n")
+    context = js_module_view(path.read_text(), path, tmp_path).context("Queue.peekOr", "method")
+    version = "peekOr(d) {\n  return this.#items.length ? this.#items.at(-1) : d;\n}\n"
+    test = TestCase("call", args=(5,), name="q", receiver=Receiver(
+        "Queue", steps=(("enqueue", (1,)), ("enqueue", (2,)))))
+    result = JAVASCRIPT.run(version, [test], "peekOr", module=context)
+    assert result.status == "ok", result.detail
+    assert [t.output for t in result.tests] == ["2"]

@@ -16,6 +16,7 @@ import re
 from tree_sitter import Node
 
 from codequorum.behaviour.runtimes.js_literals import node_text
+from codequorum.behaviour.runtimes.js_usage import parameter_nodes
 
 #: ``@param``, ``@arg`` and ``@argument``, then ``{`` (the type, braces balanced, follows).
 _TAG = re.compile(r"@(?:param|arg|argument)\s*\{")
@@ -78,7 +79,7 @@ def parameter_types(doc: str, params: Node, optional: bool) -> list[str] | None:
     tags = documented(doc)
     types: list[str] = []
     required = True
-    for p in params.named_children:
+    for p in parameter_nodes(params):
         pattern = p.child_by_field_name("pattern")
         if pattern is None or pattern.type != "identifier":  # destructured, or rest
             if not required or (pattern is not None and pattern.type == "rest_pattern"):

@@ -25,6 +25,7 @@ from codequorum.behaviour.runtimes.js_usage import (
     first_node,
     functions_in,
     guessed_types,
+    parameter_nodes,
     params_of,
 )
 from codequorum.behaviour.runtimes.ts_draws import type_values
@@ -100,7 +101,7 @@ def fillers(texts: Sequence[str], entry: str, aliases: Mapping[str, str]) -> Fil
 def _required(text: str) -> bool:
     """Whether a function's first parameter is required (no default, not optional)."""
     params = params_of(text)
-    first = params.named_children[0] if params is not None and params.named_children else None
+    first = next(iter(parameter_nodes(params)), None)
     return first is not None and first.type == "required_parameter" \
         and first.child_by_field_name("value") is None \
         and (first.child_by_field_name("pattern") or first).type != "rest_pattern"
@@ -110,7 +111,7 @@ def _fills(text: str) -> bool:
     """Whether a method is a filler (module docstring)."""
     root = _method_node(text)
     params = root.child_by_field_name("parameters") if root is not None else None
-    if root is None or params is None or not params.named_children:
+    if root is None or params is None or not parameter_nodes(params):
         return False
     ret = root.child_by_field_name("return_type")
     if ret is not None:

@@ -67,7 +67,13 @@ from codequorum.behaviour.runtimes.js_literals import (
 )
 from codequorum.behaviour.runtimes.js_prose import prose_examples
 from codequorum.behaviour.runtimes.js_tests import set_tests
-from codequorum.behaviour.runtimes.js_usage import functions_in, guessed_across, params_of
+from codequorum.behaviour.runtimes.js_usage import (
+    functions_in,
+    guessed_across,
+    helpers_in,
+    parameter_nodes,
+    params_of,
+)
 from codequorum.behaviour.runtimes.ts_draws import (
     draw_count,
     repeated,
@@ -344,7 +350,7 @@ def _parameter_names(text: str, short: str) -> list[str] | None:
             if params is None:
                 return None
             names = [node_text(p.child_by_field_name("pattern") or p)
-                     for p in params.named_children]
+                     for p in parameter_nodes(params)]
             return names if all(re.fullmatch(r"[A-Za-z_$][\w$]*", n) for n in names) else None
     return None
 
@@ -729,7 +735,8 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
     """Inputs drawn from the types the parameters' use suggests, where nothing else exists
     (the versions' first reading that gives one)."""
     texts = [s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
-    types = guessed_across(texts, entry)
+    module = version_set.module
+    types = guessed_across(texts, entry, helpers_in([module.source]) if module else None)
     if not types:
         return
     plan.notes.append("parameter types guessed from their use: " + ", ".join(types))
@@ -742,7 +749,7 @@ def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,
     for fn in functions_in(source):
         params = params_of(fn.text)
         if fn.name.split(".")[-1] == entry.split(".")[-1] and params is not None:
-            arity = len(params.named_children)
+            arity = len(parameter_nodes(params))
     drawn, notes = proposer(source, entry, arity)
     plan.notes.extend(notes)
     for raw in drawn:

@@ -15,9 +15,13 @@ one walk of each version's tree (iterative, so no depth of code recurses):
   on a string ``s``) is a ``string``, as is a value compared with ``===`` to a string
   (a literal, a string's character or element, a string method's result).
 
-A parameter nothing tells of is a ``number`` (:func:`guessed_types`); a version that only
-hands a parameter on says nothing, and the first version that shows its use decides
-(:func:`guessed_across`).
+A parameter handed to a helper (a function of the version or its module) is what the
+helper's parameter is: its written plain type, else its use, two helpers deep. A name
+declared to hold a parameter (``let str = input``) speaks for it; ``typeof p === 'string'``,
+``re.test(p)`` and ``encodeURI(p)`` say a string. A parameter nothing tells of is a
+``number`` (:func:`guessed_types`), drawn once as ``undefined`` too across versions (an
+optional ``options``); a version that only hands a parameter on says nothing, and the first
+version that shows its use decides (:func:`guessed_across`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from tree_sitter import Node
 
@@ -48,6 +53,11 @@ ITERATING_CALLS = {"Array.from", "Promise.all", "Promise.allSettled", "Promise.r
                    "Promise.any", "Object.groupBy", "Map.groupBy"}
 #: Constructors that iterate their argument (``new Set(xs)``).
 ITERATED_BY_NEW = {"Set", "Map", "WeakSet", "WeakMap"}
+#: Global functions whose first argument is a string.
+STRING_CALLS = {"encodeURI", "encodeURIComponent", "decodeURI", "decodeURIComponent", "atob",
+                "btoa", "JSON.parse", "escape", "unescape"}
+#: Methods only a ``RegExp`` has, whose first argument is the string it searches.
+REGEX_METHODS = {"test", "exec"}
 #: Calls that read their argument's own keys: a record.
 KEYED_CALLS = {"Object.keys", "Object.values", "Object.entries", "Object.getOwnPropertyNames"}
 #: String methods whose first argument is itself a string (what they search for).
@@ -68,6 +78,7 @@ KINDS: tuple[tuple[str, str], ...] = (("function", "Function"), ("string", "stri
                                       ("record", "Record<string, number>"), ("array", ""),
                                       ("number", "number"))
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
+T = TypeVar("T")
 #: Rounds of :meth:`Uses.resolved`: how far a string is followed from name to name.
 ROUNDS = 3
 
@@ -81,6 +92,8 @@ class Uses:
     elements: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     searched: dict[str, set[tuple[str, str]]] = field(default_factory=lambda: defaultdict(set))
     compared: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    #: name -> (a function called by its name, the position it is passed at)
+    passed: dict[str, set[tuple[str, int]]] = field(default_factory=lambda: defaultdict(set))
 
     def resolved(self) -> dict[str, str]:
         """Each name's strongest kind (see :data:`KINDS`): its own uses, then, a few rounds
@@ -138,6 +151,12 @@ def params_of(text: str) -> Node | None:
     return first_node(tree.root_node, "formal_parameters")
 
 
+def parameter_nodes(params: Node | None) -> list[Node]:
+    """The parameters of a ``formal_parameters`` node, without the comments written between
+    them (``condition: any, // why`` then ``message?: string``)."""
+    return [] if params is None else [p for p in params.named_children if p.type != "comment"]
+
+
 def first_node(root: Node, node_type: str) -> Node | None:
     """The first node of ``node_type`` under ``root``, breadth first."""
     stack = [root]
@@ -162,40 +181,105 @@ def guessed_types(text: str, entry: str) -> list[str] | None:
     """Each parameter's type as its use in the body suggests (see the module docstring);
     ``number`` when nothing says. None when the function or its parameters are not plain
     names."""
-    found = shown_uses(text, entry)
+    found = shown_uses(text, entry, helpers_in([text]))
     return None if found is None else [t or "number" for t in found]
 
 
-def guessed_across(texts: Sequence[str], entry: str) -> list[str] | None:
+def guessed_across(texts: Sequence[str], entry: str,
+                   helpers: dict[str, str] | None = None) -> list[str] | None:
     """Each parameter's type from the first of ``texts`` whose body shows its use (a version
-    that only hands it on says nothing), ``number`` when none does; None when no text has
-    the function with plain parameters."""
-    readings = [r for r in (shown_uses(t, entry) for t in texts if t) if r is not None]
+    that only hands it on says nothing), :data:`UNTOLD` when none does; None when no text has
+    the function with plain parameters. ``helpers`` (:func:`helpers_in`): the functions a
+    parameter handed on may be read in (those of ``texts`` are)."""
+    known = {**(helpers or {}), **helpers_in(texts)}
+    readings = [r for r in (shown_uses(t, entry, known) for t in texts if t) if r is not None]
     if not readings:
         return None
     first = readings[0]
-    return [next((t for r in readings if len(r) == len(first) and (t := r[k])), "number")
+    return [next((t for r in readings if len(r) == len(first) and (t := r[k])), UNTOLD)
             for k in range(len(first))]
 
 
-def shown_uses(text: str, entry: str) -> list[str | None] | None:
+#: What a parameter no use tells of is drawn as: a number, and once ``undefined`` (an
+#: optional ``options`` handed on to another module's function takes nothing better).
+UNTOLD = "number | undefined"
+
+
+#: How many helpers deep a parameter handed on is followed (``f`` -> ``g`` -> ``h``).
+HELPER_DEPTH = 2
+#: A helper's parameter's written type that is drawn as it is (``value: string``).
+PLAIN_TYPES = {"string", "number", "boolean", "string[]", "number[]", "boolean[]"}
+
+
+def helpers_in(texts: Sequence[str]) -> dict[str, str]:
+    """The functions of ``texts`` by their plain names, each to the text that holds it: the
+    helpers a function may hand a parameter to (``split(input)``)."""
+    out: dict[str, str] = {}
+    for text in texts:
+        for fn in functions(text, "typescript") if text else ():
+            if "." not in fn.name:
+                out.setdefault(fn.name, text)
+    return out
+
+
+def shown_uses(text: str, entry: str, helpers: dict[str, str] | None = None,
+               depth: int = 0) -> list[str | None] | None:
     """Each parameter's type its use shows, None for one whose use shows none; None when
-    the function or its parameters are not plain names."""
+    the function or its parameters are not plain names. A parameter only handed to a
+    helper (a function of ``helpers``) is what the helper's parameter is: its written
+    plain type, else its use (:data:`HELPER_DEPTH` deep)."""
     found = named_function(text, entry)
     params = found[1] if found is not None else None
     if params is None:
         return None
-    names = [node_text(p.child_by_field_name("pattern") or p) for p in params.named_children]
+    names = [node_text(p.child_by_field_name("pattern") or p) for p in parameter_nodes(params)]
     if not all(NAME.fullmatch(n) for n in names):
         return None
     uses = read_uses(params.parent or params)
     kinds = uses.resolved()
-    return [uses.type_of(name, kinds) for name in names]
+    shown = [uses.type_of(name, kinds) for name in names]
+    if helpers and depth < HELPER_DEPTH:
+        own = entry.split(".")[-1]
+        shown = [t or _handed_on(uses.passed.get(n, set()), own, helpers, depth)
+                 for n, t in zip(names, shown, strict=True)]
+    return shown
+
+
+def _handed_on(passed: set[tuple[str, int]], own: str, helpers: dict[str, str],
+               depth: int) -> str | None:
+    """The type of the first helper's parameter a name is passed as that tells one."""
+    for callee, position in sorted(passed):
+        if callee == own or callee not in helpers:
+            continue
+        written = _written_types(helpers[callee], callee)
+        if written is not None and position < len(written) and written[position]:
+            return written[position]
+        theirs = shown_uses(helpers[callee], callee, helpers, depth + 1)
+        if theirs is not None and position < len(theirs) and theirs[position]:
+            return theirs[position]
+    return None
+
+
+def _written_types(text: str, name: str) -> list[str | None] | None:
+    """Each parameter's written type where it is a plain one (:data:`PLAIN_TYPES`)."""
+    found = named_function(text, name)
+    params = found[1] if found is not None else None
+    if params is None:
+        return None
+    out: list[str | None] = []
+    for p in parameter_nodes(params):
+        written = p.child_by_field_name("type")
+        kind = node_text(written).lstrip(":").strip() if written is not None else ""
+        out.append(kind if kind in PLAIN_TYPES else None)
+    return out
 
 
 def read_uses(root: Node) -> Uses:
-    """One walk of ``root``: every use :class:`Uses` keeps."""
+    """One walk of ``root``: every use :class:`Uses` keeps; a name declared to hold another
+    (``let str = input``) and never assigned again speaks for it."""
     uses = Uses()
+    held: dict[str, str] = {}
+    assigned: set[str] = set()
     stack = [root]
     while stack:
         node = stack.pop()
@@ -203,7 +287,29 @@ def read_uses(root: Node) -> Uses:
         reader = _READERS.get(node.type)
         if reader is not None:
             reader(node, uses)
+        if node.type == "variable_declarator":
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is not None and value is not None and name.type == "identifier" \
+                    and value.type == "identifier":
+                held[node_text(name)] = node_text(value)
+        elif node.type in ("assignment_expression", "augmented_assignment_expression"):
+            left = node.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                assigned.add(node_text(left))
+    for alias, source in held.items():
+        if alias not in assigned and alias != source:
+            _speak_for(uses.kinds, alias, source)
+            _speak_for(uses.elements, alias, source)
+            _speak_for(uses.searched, alias, source)
+            _speak_for(uses.compared, alias, source)
+            _speak_for(uses.passed, alias, source)
     return uses
+
+
+def _speak_for(table: dict[str, set[T]], alias: str, source: str) -> None:
+    """The uses of ``alias`` counted as ``source``'s."""
+    if alias in table:
+        table[source] |= table[alias]
 
 
 def _member(node: Node, uses: Uses) -> None:
@@ -211,6 +317,11 @@ def _member(node: Node, uses: Uses) -> None:
     if obj is None or prop is None or obj.type != "identifier":
         return
     method = node_text(prop)
+    parent = node.parent
+    if method not in ("length", "size") and not (
+            parent is not None and parent.type == "call_expression"
+            and parent.child_by_field_name("function") == node):
+        return  # ``options.split ?? f``: a property read, not a string's method
     kind = ("string" if method in STRING_METHODS else "map" if method in MAP_METHODS
             else "set" if method in SET_METHODS
             else "array" if method in ARRAY_METHODS or method == "length" else "")
@@ -244,8 +355,20 @@ def _arithmetic(node: Node, uses: Uses) -> None:
             _compare(right, left, uses)
 
 
+#: What ``typeof p === '...'`` says ``p`` is (a version checking for it handles it).
+TYPEOF_KINDS = {"string": "string", "number": "number", "function": "function"}
+
+
 def _compare(one: Node, other: Node, uses: Uses) -> None:
-    """``one === other``: what ``other`` is tells what ``one`` is (a string's)."""
+    """``one === other``: what ``other`` is tells what ``one`` is (a string's);
+    ``typeof p === 'string'``: the type it names."""
+    if one.type == "unary_expression" and other.type == "string":
+        op, arg = one.child_by_field_name("operator"), one.child_by_field_name("argument")
+        named = node_text(other)[1:-1]
+        if op is not None and node_text(op) == "typeof" and arg is not None \
+                and arg.type == "identifier" and named in TYPEOF_KINDS:
+            uses.kinds[node_text(arg)].add(TYPEOF_KINDS[named])
+        return
     if one.type != "identifier":
         return
     name = node_text(one)
@@ -294,10 +417,17 @@ def _call(node: Node, uses: Uses) -> None:
     called = node_text(callee)
     if callee.type == "identifier":
         uses.kinds[called].add("function")
+        for position, arg in enumerate(args.named_children if args is not None else ()):
+            if arg.type == "identifier":
+                uses.passed[node_text(arg)].add((called, position))
     elif first is not None and first.type == "identifier" and called in ITERATING_CALLS:
         uses.kinds[node_text(first)].add("array")
     elif first is not None and first.type == "identifier" and called in KEYED_CALLS:
         uses.kinds[node_text(first)].add("record")
+    if first is not None and first.type == "identifier" and (
+            called in STRING_CALLS or (callee.type == "member_expression"
+                                       and called.rpartition(".")[2] in REGEX_METHODS)):
+        uses.kinds[node_text(first)].add("string")  # ``re.test(s)``, ``encodeURI(s)``
     if callee.type == "member_expression" and args is not None:
         _method_call(callee, args, uses)
 
@@ -340,7 +470,7 @@ def _callback_parameter(fn: Node, position: int) -> str | None:
     if single is not None:
         return node_text(single) if position == 0 and single.type == "identifier" else None
     params = fn.child_by_field_name("parameters")
-    named = params.named_children if params is not None else []
+    named = parameter_nodes(params)
     if position >= len(named):
         return None
     pattern = named[position].child_by_field_name("pattern") or named[position]
@@ -360,5 +490,5 @@ _READERS = {
 }
 
 
-__all__ = ["functions_in", "guessed_across", "guessed_types", "params_of", "read_uses",
-           "shown_uses"]
+__all__ = ["functions_in", "guessed_across", "guessed_types", "helpers_in", "parameter_nodes",
+           "params_of", "read_uses", "shown_uses"]

@@ -15,7 +15,7 @@ from tree_sitter import Node
 
 from codequorum.behaviour.runtimes import js_doc_types
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, node_text
-from codequorum.behaviour.runtimes.js_usage import functions_in, named_function
+from codequorum.behaviour.runtimes.js_usage import functions_in, named_function, parameter_nodes
 from codequorum.behaviour.runtimes.ts_draws import drawable, value_type
 from codequorum.behaviour.runtimes.ts_types import declared_types, type_parameters
 from codequorum.core.model import ModuleContext
@@ -40,7 +40,7 @@ def _declared(params: Node, optional: bool) -> list[str] | None:
     (``sep = "-"``) is optional; without a type, its default's type is its type."""
     types: list[str] = []
     required = True
-    for p in params.named_children:
+    for p in parameter_nodes(params):
         pattern = p.child_by_field_name("pattern")
         ann = p.child_by_field_name("type")
         default = p.child_by_field_name("value")

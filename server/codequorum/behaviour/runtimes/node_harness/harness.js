@@ -136,12 +136,19 @@ function startTrace(ctx) {
 
 // ------------------------------------------------------------------------------ run
 function compileVersion(code, ctx, entry) {
-  // The version as a script; a method alone (``add(a, b) { ... }``) as a class body.
+  // The version as a script; a method alone (``add(a, b) { ... }``) as a class body, then
+  // with the private names it uses declared on the wrapper's first line (``this.#head``
+  // names a field its own class declares: an undeclared one does not compile).
+  const privates = Array.from(new Set(code.match(/#[A-Za-z_$][\w$]*/g) || [])).slice(0, 256);
   const attempts = [
     [code, null],
     ['(class __CodequorumVersion {\n' + code + '\n})', 'class'],
     ['({\n' + code + '\n})', 'object'],
   ];
+  if (privates.length) {
+    attempts.push(['(class __CodequorumVersion {' + privates.join('; ') + ';\n' + code + '\n})',
+      'class']);
+  }
   let first = null;
   for (const [src, wrap] of attempts) {
     let script;
