@@ -50,12 +50,13 @@ def test_typescript_parameter_types_draw_values() -> None:
     assert parameter_types(code, "f") == ["number[]", "string"]
     plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="typescript",
                                                   entry_point="f"))
-    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 14
-    # each of the string's eight samples drawn once
-    assert [c.test.args[1] for c in plan.cases[:8]] == [
-        "a", "hello", "Hello World", "abcba", "x y", "  mIxEd  CASE, 42! ", "naïve Straße", ""]
+    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 15
+    # each of the string's nine samples drawn once
+    assert [c.test.args[1] for c in plan.cases[:9]] == [
+        "a", "hello", "Hello World", "abcba", "x y", "  mIxEd  CASE, 42! ", "naïve Straße",
+        "42", ""]
     # one draw of equal items, two with the array's and the string's first half repeated
-    assert [c.test.args for c in plan.cases[8:11]] == [
+    assert [c.test.args for c in plan.cases[9:12]] == [
         ([7, 7, 7, 7], "Hello World"), ([-3, 7, 42, -3], "Hello World Hello"),
         ([7, 42, 2.5, 0, 7, 42], "abcba abcba")]
     assert all(isinstance(c.test.args[0], list) for c in plan.cases)
@@ -113,7 +114,7 @@ def test_untyped_parameters_are_guessed_from_their_use() -> None:
     assert guessed_types(code, "f") == ["number[]", "string", "number"]
     plan = collect_js_inputs(VersionSet.from_codes("t", [code], language="javascript",
                                                   entry_point="f"))
-    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 11
+    assert plan.sources == ["hypothesis", "scaling"] and len(plan.cases) == 12
     assert plan.cases[-1].test.args[2] == plan.cases[0].test.args[2]  # n kept, not scaled
     assert "parameter types guessed from their use: number[], string, number" in plan.notes
     assert guessed_types("function f({a}) { return a; }", "f") is None

@@ -30,9 +30,10 @@ from codequorum.behaviour.runtimes.ts_utility import plain
 
 _SAMPLES: dict[str, list[Any]] = {
     "number": [0, 1, -3, 7, 42, 2.5],
-    # case, padding, doubled spaces, digits and punctuation, then letters past ASCII
+    # case, padding, doubled spaces, digits and punctuation, letters past ASCII, then only
+    # digits (a string a version reads as a number: ``/^[0-9]+$/.test(s)``, ``Number(s)``)
     "string": ["", "a", "hello", "Hello World", "abcba", "x y", "  mIxEd  CASE, 42! ",
-               "naïve Straße"],
+               "naïve Straße", "42"],
     "boolean": [True, False, True, False, True, False],
     "bigint": [{"$": "bigint", "v": v} for v in ("0", "1", "-3", "7", "42", "12345678901")],
     # truthy and falsy values of every kind, for what takes anything (an assertion)
