@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from codequorum.ingest.ts_config import MAX_CONFIG_CHARS, Aliases, nearest_aliases
+from codequorum.ingest.ts_config import (
+    MAX_COMMENTED_CHARS,
+    MAX_CONFIG_CHARS,
+    Aliases,
+    nearest_aliases,
+)
 
 
 def reader(files: dict[str, str]):  # type: ignore[no-untyped-def]
@@ -74,3 +79,15 @@ def test_the_nearest_configuration_wins_and_jsconfig_counts() -> None:
     cycle = {"tsconfig.json": '{"extends": "./tsconfig.json", "compilerOptions": '
                               '{"baseUrl": "."}}'}
     assert nearest_aliases(reader(cycle), "") == Aliases((), "")
+
+
+def test_a_large_configuration_is_read_as_plain_json_only() -> None:
+    """Plain JSON is read up to the bound; one with comments only up to the smaller one
+    (its reader is slow on a hostile file)."""
+    many = ",".join(f'"@p{i}/*": ["p{i}/*"]' for i in range(MAX_COMMENTED_CHARS // 16))
+    plain = '{"compilerOptions": {"paths": {' + many + "}}}"
+    assert MAX_COMMENTED_CHARS < len(plain) < MAX_CONFIG_CHARS
+    found = nearest_aliases(reader({"tsconfig.json": plain}), "")
+    assert found is not None and found.candidates("@p7/x") == ["p7/x"]
+    commented = "// big\n" + plain
+    assert nearest_aliases(reader({"tsconfig.json": commented}), "") is None

@@ -14,13 +14,15 @@ TypeScript compiler and the bundlers read them:
 - ``extends`` of a relative file (a string, or a list whose later entries win) is
   followed :data:`MAX_EXTENDS` deep; one of a package is not.
 
-The files are JSON with comments and trailing commas (``json5`` reads them). Targets that
+The files are JSON, or JSON with comments and trailing commas (``json5`` reads those, up to
+:data:`MAX_COMMENTED_CHARS`). Targets that
 lead out of the workspace, or are absolute, are dropped; the files they lead to are read
 later under the workspace's one rule like any other of the view. Reads text; runs nothing.
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +35,9 @@ CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
 MAX_EXTENDS = 4
 #: The largest configuration read, in characters.
 MAX_CONFIG_CHARS = 256 * 1024
+#: The largest one read as JSON with comments (``json5`` is pure Python: 64 KB of a hostile
+#: file take it about 1.5 s); plain JSON is read by the standard library up to the above.
+MAX_COMMENTED_CHARS = 64 * 1024
 #: Read one file of the workspace (a path relative to it) as text, None when absent or
 #: refused.
 Reader = Callable[[str], "str | None"]
@@ -161,15 +166,21 @@ def _extended(where: str, parent: object) -> str | None:
 
 
 def _parsed(text: str) -> dict[str, object]:
-    """The configuration's top object; empty when it is too large, not JSON with comments
-    or not an object."""
+    """The configuration's top object: plain JSON first (most are), else JSON with comments
+    and trailing commas; empty when it is too large (:data:`MAX_CONFIG_CHARS`,
+    :data:`MAX_COMMENTED_CHARS`), neither, or not an object."""
     if len(text) > MAX_CONFIG_CHARS:
         return {}
     try:
-        data = json5.loads(text)
-    except (ValueError, RecursionError, TypeError, IndexError):
-        return {}
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        if len(text) > MAX_COMMENTED_CHARS:
+            return {}
+        try:
+            data = json5.loads(text)
+        except (ValueError, RecursionError, TypeError, IndexError):
+            return {}
     return data if isinstance(data, dict) else {}
 
 
-__all__ = ["CONFIG_NAMES", "Aliases", "nearest_aliases"]
+__all__ = ["CONFIG_NAMES", "MAX_COMMENTED_CHARS", "MAX_CONFIG_CHARS", "Aliases", "nearest_aliases"]
