@@ -57,7 +57,6 @@ import os
 import random
 import shutil
 import string
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
@@ -75,7 +74,7 @@ from codequorum.behaviour.examples import call_label, doctest_cases, inner_call_
 from codequorum.behaviour.expectations import Expectation
 from codequorum.behaviour.usage_scope import FunctionNode, imported_names, top_functions
 from codequorum.behaviour.usage_types import usage_spec
-from codequorum.core import pyast
+from codequorum.core import pyast, scratch
 from codequorum.core.model import TestCase, VersionSet
 from codequorum.generate.input_language import InputLanguage
 from codequorum.ingest import humaneval
@@ -406,7 +405,7 @@ def _keep_hypothesis_out_of_the_workspace() -> None:
         return
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    home = tempfile.mkdtemp(prefix="codequorum-hypothesis-")
+    home = scratch.make("hypothesis")
     _private_home.append(home)
     atexit.register(shutil.rmtree, home, True)
     set_hypothesis_home_dir(home)

@@ -1,8 +1,7 @@
-"""The per-test time limit, check harnesses in the module's namespace, stale sandbox dirs."""
+"""The per-test time limit, check harnesses in the module's namespace, no sandbox folder left."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -12,7 +11,6 @@ from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.supervisor import (
     run_candidate,
     run_candidates,
-    sweep_stale_sandboxes,
 )
 from codequorum.core.model import TestCase as Case
 
@@ -169,50 +167,7 @@ def test_check_harness_runs_apart_from_the_version() -> None:
     ]
 
 
-# ------------------------------------------------------------------ stale sandboxes
-
-
-def test_only_old_empty_own_sandbox_directories_are_swept(tmp_path: Path) -> None:
-    day = 24 * 3600
-    now = time.time()
-
-    def make(name: str, age: float, content: bool = False) -> Path:
-        path = tmp_path / name
-        path.mkdir()
-        if content:
-            (path / "keep").write_text("x")
-        os.utime(path, (now - age, now - age))
-        return path
-
-    stale = make("codequorum-sandbox-old", 2 * day)
-    fresh = make("codequorum-sandbox-new", 3600)
-    full = make("codequorum-sandbox-full", 2 * day, content=True)
-    other = make("someone-else-old", 2 * day)
-    foreign = make("codequorum-sandbox-foreign", 2 * day)
-    if os.getuid() == 0:
-        os.chown(foreign, 65534, 65534)
-        os.utime(foreign, (now - 2 * day, now - 2 * day))
-    (tmp_path / "codequorum-sandbox-file").write_text("")
-    link = tmp_path / "codequorum-sandbox-link"
-    link.symlink_to(make("target", 2 * day))
-    os.utime(link, (now - 2 * day, now - 2 * day), follow_symlinks=False)
-
-    removed = sweep_stale_sandboxes(str(tmp_path), now=now)
-    expected = [str(stale)] if os.getuid() == 0 else [str(stale), str(foreign)]
-    assert sorted(removed) == sorted(expected)
-    assert not stale.exists()
-    for kept in (
-        fresh,
-        full,
-        other,
-        link,
-        tmp_path / "target",
-        tmp_path / "codequorum-sandbox-file",
-    ):
-        assert kept.exists(), kept
-    assert (full / "keep").read_text() == "x"
-    assert foreign.exists() == (os.getuid() == 0)
-    assert sweep_stale_sandboxes(str(tmp_path / "missing")) == []
+# ------------------------------------------------------------------ sandbox folders
 
 
 def test_runs_leave_no_sandbox_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

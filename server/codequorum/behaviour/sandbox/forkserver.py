@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.behaviour.sandbox import bwrap, cgroups, protocol, startup
+from codequorum.core import scratch
 
 CHILD_SCRIPT = Path(__file__).with_name("child.py")
 #: The portable level's host (``host.py --serve``: one per run, versions on threads).
@@ -70,7 +71,7 @@ class ForkServer:
         base = tempfile.gettempdir()
         if len(base) > MAX_BASE_LENGTH:
             base = "/tmp"
-        self.directory = tempfile.mkdtemp(prefix="codequorum-forkserver-", dir=base)
+        self.directory = scratch.make("forkserver", base)
         self.path = os.path.join(self.directory, "socket")
         env = startup.environment("/usr/local/bin:/usr/bin:/bin", self.directory)
         argv = [self.interpreter, *startup.FLAGS, str(CHILD_SCRIPT), "--fork-server", self.path]

@@ -14,10 +14,8 @@ import queue
 import selectors
 import shutil
 import signal
-import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +37,7 @@ from codequorum.behaviour.sandbox.pool import run_pool
 from codequorum.behaviour.sandbox.portable import channel, endings, processes
 from codequorum.behaviour.sandbox.portable import interpreter as wasm
 from codequorum.behaviour.sandbox.tracer import MODES as TRACE_MODES
+from codequorum.core import scratch
 from codequorum.core.model import ModuleContext, TestCase
 
 log = logging.getLogger(__name__)
@@ -574,7 +573,7 @@ class _ChildRun:
         _sweep_once()
         if self.strict:
             return self._run_in(bwrap.WORKDIR, payload)
-        sandbox = tempfile.mkdtemp(prefix=SANDBOX_PREFIX)
+        sandbox = scratch.make("sandbox")
         try:
             return self._run_in(sandbox, payload)
         finally:
@@ -1057,53 +1056,18 @@ class _ChildRun:
         )
 
 
-SANDBOX_PREFIX = "codequorum-sandbox-"
-STALE_SECONDS = 24 * 3600
 _swept = threading.Lock()
 _sweep_done = False
 
 
-def sweep_stale_sandboxes(
-    root: str | None = None, max_age: float = STALE_SECONDS, now: float | None = None
-) -> list[str]:
-    """Remove sandbox directories a killed run left behind; returns what was removed.
-
-    Only entries of ``root`` (default: the temporary directory) named
-    ``codequorum-sandbox-*`` that are real directories (not symlinks), owned by this
-    user, unchanged for ``max_age`` seconds and empty; ``rmdir`` removes nothing else.
-    """
-    root = root or tempfile.gettempdir()
-    now = time.time() if now is None else now
-    uid = os.getuid()
-    removed: list[str] = []
-    try:
-        entries = list(os.scandir(root))
-    except OSError:
-        return removed
-    for entry in entries:
-        if not entry.name.startswith(SANDBOX_PREFIX):
-            continue
-        try:
-            st = entry.stat(follow_symlinks=False)
-            if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or now - st.st_mtime < max_age:
-                continue
-            os.rmdir(entry.path)  # fails unless empty
-        except OSError:
-            continue
-        removed.append(entry.path)
-    return removed
-
-
 def _sweep_once() -> None:
-    """:func:`sweep_stale_sandboxes` and :func:`cgroups.sweep` on the first run of this
-    process."""
+    """:func:`cgroups.sweep` on the first run of this process."""
     global _sweep_done
     if _sweep_done:
         return
     with _swept:
         if not _sweep_done:
             _sweep_done = True
-            sweep_stale_sandboxes()
             cgroups.sweep()
 
 

@@ -87,6 +87,9 @@ trap_name = instance.trap_name
 fd_writer = instance.fd_writer
 wasi_io: Any = _load("_cq_wasi_io", os.path.join(HERE, "wasi_io.py"))
 warm: Any = _load("_cq_warm", os.path.join(HERE, "warm.py"))
+#: Private temporary folders that do not outlive their process (``core/scratch.py``).
+scratch: Any = _load("_cq_scratch", os.path.join(os.path.dirname(os.path.dirname(HARNESS)),
+                                                 "core", "scratch.py"))
 #: Frames between the version and the grader (``check_grader.py``), routed by the host.
 TO_GRADER = ("check", "return", "raise")
 TO_VERSION = ("call", "checked")
@@ -296,7 +299,7 @@ class GuestSource:
     memory); a subclass makes one guest (``_make``)."""
 
     def __init__(self, waiting: int) -> None:
-        self.folder = tempfile.mkdtemp(prefix="codequorum-portable-")
+        self.folder = scratch.make("portable")
         self.pool = warm.Pool(self._make, waiting)
 
     def _make(self, key: tuple[Any, ...]) -> Any:
