@@ -14,6 +14,7 @@ from codequorum.behaviour.module_rules import (
     method_inputs,
     module_names,
     outside_names,
+    runs_alone_after,
     takes_instance,
 )
 from codequorum.core.model import ModuleContext, Receiver
@@ -83,6 +84,28 @@ def test_versions_that_need_nothing_from_a_module_that_did_not_load_stand() -> N
         "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library "
         "and the workspace's own modules only); the versions ran without it (none of them "
         "uses a name from it)")
+
+
+@pytest.mark.parametrize(("kind", "load", "needed", "again"), [
+    ("function", Load(False, "raised"), frozenset(), True),
+    ("nested", Load(False, "raised"), frozenset(), True),
+    ("function", Load(False, "raised"), frozenset({"LIMIT"}), False),  # it needs the module
+    ("method", Load(False, "raised"), frozenset(), False),  # it needs its class
+    ("function", Load(False, "raised", ran_alone=True), frozenset(), False),  # it did already
+    ("function", Load(True), frozenset(), False),
+])
+def test_a_version_runs_again_alone_only_where_its_results_could_stand(
+        kind: str, load: Load, needed: frozenset[str], again: bool) -> None:
+    assert runs_alone_after(ctx(kind), load, needed) is again
+
+
+def test_judging_takes_the_language_s_outside_names() -> None:
+    js = ["function f(x) { return x + LIMIT; }"]
+    loads = [Load(False, "its top level raised Error: no", ran_alone=True)]
+    assert judge_module(ctx(), loads, js).keep  # Python's reading finds no name in it
+    judged = judge_module(ctx(), loads, js, lambda _code: frozenset({"LIMIT"}))
+    assert not judged.keep
+    assert judged.problem is not None and judged.problem.endswith("the versions use LIMIT from it")
 
 
 @pytest.mark.parametrize(

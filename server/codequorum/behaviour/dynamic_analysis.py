@@ -47,6 +47,7 @@ from codequorum.behaviour.module_rules import (
     class_method_inputs,
     judge_module,
     method_inputs,
+    runs_alone_after,
     takes_instance,
 )
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
@@ -61,7 +62,12 @@ from codequorum.behaviour.sandbox.isolation import (
 from codequorum.behaviour.sandbox.limits import Limits
 from codequorum.behaviour.sandbox.pool import run_pool
 from codequorum.behaviour.sandbox.portable.unsupported import NOT_SUPPORTED, unsupported
-from codequorum.behaviour.sandbox.supervisor import SANDBOX_LEVELS, ModuleLoad, TestOutcome
+from codequorum.behaviour.sandbox.supervisor import (
+    SANDBOX_LEVELS,
+    CandidateResult,
+    ModuleLoad,
+    TestOutcome,
+)
 from codequorum.core.errors import UserError
 from codequorum.core.model import ModuleContext, VersionSet
 from codequorum.core.report import Verdict
@@ -384,20 +390,12 @@ def _run_one(
             )
             run.outcomes = [failed] * n
             return run
-    result = runtime.run(
-        code,
-        tests,
-        plan.entry_point,
-        _limits(options),
-        options.trace,
-        index,
-        interpreter=options.interpreter,
-        cancel=cancel,
-        sandbox=options.sandbox,
-        # a scaling size that times out: the larger sizes would too
-        series=[_SCALING_SERIES if case.size is not None else None for case in plan.cases],
-        module=module,
-    )
+    result = _run_in(runtime, code, index, plan, options, cancel, module)
+    load = result.module
+    if (module is not None and load is not None and not (cancel and cancel.is_set())
+            and runs_alone_after(module, load, runtime.outside_names(code))):
+        result = _run_in(runtime, code, index, plan, options, cancel, None)
+        result.module = dataclasses.replace(load, ran_alone=True)
     run.module = result.module
     portable = options.sandbox == "portable"
     for k, outcome in enumerate(result.tests[:n]):
@@ -413,6 +411,32 @@ def _run_one(
         failed = TestOutcome("", False, None, "SyntaxError", message, None, 0, 0.0)
         run.outcomes = [failed] * n
     return run
+
+
+def _run_in(runtime: Runtime, code: str, index: int, plan: InputPlan, options: DynamicOptions,
+            cancel: threading.Event | None, module: ModuleContext | None) -> CandidateResult:
+    """One sandboxed run of ``code`` on ``plan``'s inputs (in ``module`` when given)."""
+    result: CandidateResult = runtime.run(
+        code,
+        plan.tests,
+        plan.entry_point,
+        _limits(options),
+        options.trace,
+        index,
+        interpreter=options.interpreter,
+        cancel=cancel,
+        sandbox=options.sandbox,
+        # a scaling size that times out: the larger sizes would too
+        series=[_SCALING_SERIES if case.size is not None else None for case in plan.cases],
+        module=module,
+    )
+    return result
+
+
+def _outside(language: str) -> Callable[[str], frozenset[str]]:
+    """The names a version of ``language`` takes from its module (none: no runtime)."""
+    runtime = runtime_for(language)
+    return runtime.outside_names if runtime is not None else (lambda _code: frozenset())
 
 
 Job = tuple[int, int, str, InputPlan, ModuleContext | None, str]
@@ -935,7 +959,8 @@ def _set_report(ss: VersionSet, plan: InputPlan, ran: list[_CandidateRun] | None
         plan, runs = _without_failing_inputs(plan, runs)
         module = _module_for(ss)
         if module is not None:
-            judged = judge_module(module, [r.module for r in ran], ss.codes)
+            judged = judge_module(module, [r.module for r in ran], ss.codes,
+                                  _outside(ss.language))
             problem, module_notes = judged.problem, judged.notes
             if not judged.keep:  # no verdict may rest on these runs
                 plan = InputPlan(plan.entry_point, notes=list(plan.notes))

@@ -22,7 +22,7 @@ import dataclasses
 import re
 import symtable
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -122,10 +122,11 @@ def _listed(names: Sequence[str]) -> str:
     return shown + (f" and {len(names) - NAMES_SHOWN} more" if len(names) > NAMES_SHOWN else "")
 
 
-def judge_module(context: ModuleContext, loads: Sequence[Load | None],
-                 codes: Sequence[str]) -> ModuleJudgement:
+def judge_module(context: ModuleContext, loads: Sequence[Load | None], codes: Sequence[str],
+                 outside: Callable[[str], frozenset[str]] = outside_names) -> ModuleJudgement:
     """Whether the results of running ``codes`` in ``context`` stand, given how the module
-    loaded for each (None: not known, e.g. a version with a syntax error)."""
+    loaded for each (None: not known, e.g. a version with a syntax error); ``outside``: the
+    names a version of this language takes from its module."""
     notes = list(context.notes)
     refused = sorted({what for load in loads if load is not None for what in load.refused})
     if refused:
@@ -133,7 +134,7 @@ def judge_module(context: ModuleContext, loads: Sequence[Load | None],
     absent = sorted({load.detail for load in loads
                      if load is not None and load.loaded and load.detail})
     notes.extend(absent[:1])  # the module loaded without packages the sandbox does not hold
-    needed = sorted(set().union(*(outside_names(code) for code in codes)))
+    needed = sorted(set().union(*(outside(code) for code in codes)))
     failed = [load for load in loads if load is not None and not load.loaded]
     if failed:
         return _failed_load(context, failed, needed, tuple(notes))
@@ -180,6 +181,14 @@ def _failed_load(context: ModuleContext, failed: Sequence[Load], needed: Sequenc
     else:
         reason = "the versions could not run without it"
     return ModuleJudgement(keep=False, notes=notes, problem=f"not run: {why}; {reason}")
+
+
+def runs_alone_after(context: ModuleContext, load: Load, needed: frozenset[str]) -> bool:
+    """Whether a version whose module did not load, and whose child did not run it alone
+    itself (a JavaScript child does not), is run again alone: a function (not a method,
+    which needs its class) that needs no name from its module (``needed``), as a Python
+    child runs it."""
+    return not load.loaded and not load.ran_alone and context.kind != "method" and not needed
 
 
 def _nested(context: ModuleContext, needed: Sequence[str],

@@ -137,21 +137,39 @@ def test_a_require_out_of_the_workspace_finds_nothing(node_sandboxed: object,
         outcome.exc_message or "")
 
 
-def test_a_set_whose_module_does_not_load_is_not_run_in_module(node_sandboxed: object,
-                                                               tmp_path: Path) -> None:
+def test_a_set_whose_module_does_not_load_runs_alone_unless_it_uses_the_module(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """As a Python version does: versions that need no name of their module run alone,
+    each with its own helpers; one that reads a name of the module leaves the set unrun."""
     path = tmp_path / "app.js"
-    path.write_text("const fs = require('fs');\n/** @example f(1) // => 2 */\n"
-                    "function f(x) { return x + 1; }\n")
+    path.write_text("const fs = require('fs');\nconst LIMIT = 3;\n"
+                    "/** @example f(1) // => 2 */\nfunction f(x) { return x + 1; }\n")
     context = js_module_view(path.read_text(), path, tmp_path).context("f")
     ss = VersionSet.from_codes("app", ["function f(x) { return x + 1; }",
-                                      "function f(x) { return 1 + x; }"],
+                                      "const one = () => 1;\nfunction f(x) { return one() + x; }",
+                                      "function f(x) { return x * 2; }"],
                               language="javascript", entry_point="f",
                               prompt="/** @example f(1) // => 2 */")
     ss.module = context
     report = run_dynamic(ss, DynamicOptions())
     assert report.rules.module_problem is not None
-    assert "the module `app.js` did not load" in report.rules.module_problem
+    assert report.rules.module_problem.startswith("the module `app.js` did not load")
     assert "Cannot find module 'fs'" in report.rules.module_problem
+    assert report.rules.module_problem.endswith(
+        "the versions ran without it (none of them uses a name from it)")
+    assert report.rules.not_run is None
+    assert [outcomes[0] for outcomes in report.outcomes] == [("2", None, None)] * 3
+    assert report.output_clusters == [[0, 1], [2]]  # ``x * 2`` parts on other inputs
+    uses = VersionSet.from_codes("app", ["function f(x) { return x + LIMIT; }",
+                                        "function f(x) { return x + 1; }"],
+                                 language="javascript", entry_point="f",
+                                 prompt="/** @example f(1) // => 2 */")
+    uses.module = context
+    unrun = run_dynamic(uses, DynamicOptions())
+    assert unrun.rules.module_problem is not None
+    assert unrun.rules.module_problem.startswith("not run: the module `app.js` did not load")
+    assert unrun.rules.module_problem.endswith("the versions use LIMIT from it")
+    assert all(c.pass_rate is None for c in unrun.candidates)
 
 
 def test_a_module_importing_packages_the_sandbox_lacks_loads_and_their_use_raises(

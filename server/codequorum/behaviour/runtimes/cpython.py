@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from codequorum.behaviour.examples import doctest_cases
 from codequorum.behaviour.input_plan import collect_inputs
+from codequorum.behaviour.module_rules import outside_names
 from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.sandbox import bwrap, isolation, startup
 from codequorum.behaviour.sandbox.supervisor import CHILD_SCRIPT, run_candidate
@@ -101,6 +102,7 @@ CPYTHON = Runtime(
     comment_examples=False,
     modules=True,
     compile_error=compile_error,
+    outside_names=outside_names,
     inputs=PYTHON_INPUTS,
     version=this_python,
 )

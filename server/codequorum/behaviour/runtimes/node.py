@@ -33,7 +33,14 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from codequorum.behaviour.runtimes import js_inputs, js_modules, js_names, js_values, node_sandbox
+from codequorum.behaviour.runtimes import (
+    js_inputs,
+    js_modules,
+    js_names,
+    js_outside,
+    js_values,
+    node_sandbox,
+)
 from codequorum.behaviour.runtimes.js_tests import version_entry
 from codequorum.behaviour.runtimes.node_trace import (
     HEADER_START,
@@ -255,6 +262,7 @@ def _entry(language: str, typescript: bool) -> Runtime:
         module_view=js_module_view, canonical=js_values.canonical, proposed_inputs=True,
         run=_run(typescript), require=require, modules=True, comment_examples=True,
         compile_error=lambda code: None, inputs=json_inputs(name, language),
+        outside_names=lambda code: js_outside.outside_names(code, language),
         shown=js_values.shown_text, version=lambda _interpreter: version(),
         instances_alone=True,
     )

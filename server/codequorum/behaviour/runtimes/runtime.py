@@ -55,6 +55,9 @@ class Runtime:
     modules: bool
     #: The syntax error a version would report, found in this process (None: none found).
     compile_error: Callable[[str], str | None]
+    #: The names a version takes from outside itself (its module gives them): a version
+    #: whose module did not load stands alone only when it needs none.
+    outside_names: Callable[[str], frozenset[str]]
     #: How the model is asked for inputs of this language (its words, fence and literal).
     inputs: InputLanguage
     #: ``interpreter`` -> the name and version of what runs the versions, as a run's hello
