@@ -227,9 +227,9 @@ need: the module did not load in the sandbox (its top level raised — a package
 sandbox does not have, `sys.exit` — ran too long, or ended the process), or a function
 defined inside another one uses that function's names. The message says which, and
 whether the versions' results still stand ("the versions ran without it (none of them
-uses a name from it)") or were left out ("not run: ...; the versions use re, insort from
-it", "a method needs its class"): no other behaviour verdict rests on a run that would
-have judged them wrongly.""",
+uses a name from it)": each version ran alone, a JavaScript one in a child of its own) or
+were left out ("not run: ...; the versions use re, insort from it", "a method needs its
+class"): no other behaviour verdict rests on a run that would have judged them wrongly.""",
 )
 
 NOT_RUN = VerdictSpec(
