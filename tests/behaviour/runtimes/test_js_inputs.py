@@ -472,3 +472,14 @@ def test_equal_arguments_are_drawn_once_and_maps_repeat_their_values() -> None:
         language="typescript", entry_point="invert"), scaling=False)
     assert ({"$": "map", "v": [["a", -3], ["a2", -3], ["b", 7], ["c", 42]]},) in [
         c.test.args for c in inverted.cases]  # two keys with one value
+
+
+def test_a_property_read_is_a_getter_s_example_on_the_instance_it_names() -> None:
+    text = ("/**\n * @example new Rect(2, 3).area // => 6\n * @example\n"
+            " * const r = new Rect(1, 5);\n * r.area // => 5\n * r.perimeter // => 12\n */")
+    made = instance_examples(text, "Rect.area")
+    assert [(e.receiver.name, e.receiver.args, e.call) for e in made] == [
+        ("Rect", (2, 3), ((), 6, True)), ("Rect", (1, 5), ((), 5, True))]
+    assert examples(text, "Rect.area") == []
+    assert examples("// >>> config.size // => 3", "size") == [((), 3, True)]
+    assert examples("// >>> Math.PI // => 3.14", "size") == []  # another name

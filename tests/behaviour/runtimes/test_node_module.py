@@ -564,3 +564,33 @@ def test_a_method_using_its_classs_private_fields_runs_in_its_class(node_sandbox
     result = JAVASCRIPT.run(version, [test], "peekOr", module=context)
     assert result.status == "ok", result.detail
     assert [t.output for t in result.tests] == ["2"]
+
+
+def test_a_getter_runs_as_a_method_of_no_argument_in_its_class_and_alone(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``get area()`` is found by its descriptor (never read on the prototype, where
+    ``this.#w`` throws) and called on the instance the example builds."""
+    path = tmp_path / "shape.ts"
+    path.write_text(
+        "export class Rect {\n  #w: number;\n  constructor(w: number, public h: number) {"
+        " this.#w = w; }\n  /** @example new Rect(2, 3).area // => 6 */\n"
+        "  get area(): number { return this.#w * this.h; }\n}\n")
+    getters = ["get area(): number { return this.#w * this.h; }",
+               "get area(): number { return this.#w + this.h; }"]
+    ss = VersionSet.from_codes("a", getters, language="typescript", entry_point="Rect.area",
+                               prompt="/** @example new Rect(2, 3).area // => 6 */")
+    ss.module = js_module_view(path.read_text(), path, tmp_path).context("Rect.area", "method")
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.rules.module_problem is None
+    assert report.inputs[0]["label"] == "new Rect(2, 3).area()"
+    assert [outcomes[0] for outcomes in report.outcomes] == [("6", None, None), ("5", None, None)]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+    whole = ["class Rect { constructor(w, h) { this.w = w; this.h = h; }\n"
+             "  static get unit() { return new Rect(1, 1); }\n"
+             "  get area() { return this.w * this.h; } }",
+             "class Rect { constructor(w, h) { this.w = w; this.h = h; }\n"
+             "  get area() { return this.w + this.h; } }"]
+    alone = VersionSet.from_codes("b", whole, language="javascript", entry_point="Rect.area",
+                                  prompt="/** @example new Rect(2, 3).area // => 6 */")
+    ran = run_dynamic(alone, DynamicOptions())
+    assert [outcomes[0] for outcomes in ran.outcomes] == [("6", None, None), ("5", None, None)]

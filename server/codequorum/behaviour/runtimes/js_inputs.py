@@ -125,13 +125,22 @@ _REPL = re.compile(r"^(?:>>>|>)\s*")
 _BULLET = re.compile(r"^(?:[*\u2022-]|\d+[.)])\s+")
 
 
-def _example_expression(text: str) -> Node | None:
+def _example_expression(text: str, getter: str = "") -> Node | None:
     """The call an example line makes: after a declaration's ``=``, inside a
-    ``console.log(...)``, or the line itself."""
+    ``console.log(...)``, or the line itself; a read of the property ``getter``
+    (``new Rect(2, 3).area``, ``r.area``) is a call of that getter."""
     text = _BINDING.sub("", text.strip().rstrip(";"), count=1).rstrip(";")
     printed = _PRINTED.match(text)
     node = parse_expression(_AWAITED.sub("", printed.group(1) if printed else text, count=1))
+    if node is not None and node.type == "member_expression":
+        read = node.child_by_field_name("property")
+        return node if getter and read is not None and node_text(read) == getter else None
     return node if node is not None and node.type == "call_expression" else None
+
+
+def _callee(call: Node) -> Node | None:
+    """What an example calls: a call's function, or a getter's property read itself."""
+    return call if call.type == "member_expression" else call.child_by_field_name("function")
 
 
 def expected_line(line: str) -> str:
@@ -172,28 +181,30 @@ def _as_javascript(text: str) -> str:
     return "".join(out)
 
 
-def _call_and_expected(line: str) -> list[str]:
+def _call_and_expected(line: str, getter: str = "") -> list[str]:
     """An example line split where its call ends and its expected value starts: at the
     first ``// =>``, ``=>``, ``===`` ... after which what stands before is a call (an
     arrow inside the call, ``f(x => x + 1) // => 2``, is part of it)."""
     for m in _EXPECT_SPLIT.finditer(line):
-        if _example_expression(line[:m.start()]) is not None:
+        if _example_expression(line[:m.start()], getter) is not None:
             return [line[:m.start()], line[m.end():]]
     return [line]
 
 
-def _read_call(line: str) -> tuple[str, tuple[Any, ...] | None, Any, bool] | None:
+def _read_call(line: str, getter: str = ""
+               ) -> tuple[str, tuple[Any, ...] | None, Any, bool] | None:
     """An example line's call: (what it calls, its literal arguments or None when they
-    are not all literals, the expected value, whether there is one); None for no call."""
-    parts = _call_and_expected(line.strip().rstrip(";"))
-    call = _example_expression(parts[0])
+    are not all literals, the expected value, whether there is one); None for no call. A
+    read of the property ``getter`` is a call of no argument."""
+    parts = _call_and_expected(line.strip().rstrip(";"), getter)
+    call = _example_expression(parts[0], getter)
     if call is None:
         return None
-    fn = call.child_by_field_name("function")
+    fn = _callee(call)
     name = node_text(fn) if fn is not None else ""
     args = _arguments(call)
     if args is None:  # Python's tuples and words, as prose copied from a docstring has them
-        args = _arguments(_example_expression(_as_javascript(parts[0])))
+        args = _arguments(_example_expression(_as_javascript(parts[0]), getter))
     if args is None:
         return name, None, None, False
     rest = parts[1] if len(parts) > 1 else ""
@@ -212,11 +223,12 @@ def _arguments(call: Node | None) -> tuple[Any, ...] | None:
         return None
 
 
-def _made_receiver(line: str) -> Receiver | None:
+def _made_receiver(line: str, getter: str = "") -> Receiver | None:
     """``new Box(2).volume()``: the instance the example line's call is made on, the class
     named and its literal arguments; None for a call on anything else."""
-    call = _example_expression(_call_and_expected(line.strip().rstrip(";"))[0])
-    fn = call.child_by_field_name("function") if call is not None else None
+    parts = _call_and_expected(line.strip().rstrip(";"), getter)
+    call = _example_expression(parts[0], getter)
+    fn = _callee(call) if call is not None else None
     obj = fn.child_by_field_name("object") if fn is not None and fn.type == "member_expression" \
         else None
     while obj is not None and obj.type == "parenthesized_expression" and obj.named_children:
@@ -235,7 +247,7 @@ def _made_receiver(line: str) -> Receiver | None:
 def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | None:
     """``f(1, 2) // => 3`` -> ((1, 2), 3, True); ``f(1)`` alone -> ((1,), None, False);
     ``const r = f(1)`` and ``console.log(f(1))`` call ``f(1)``."""
-    got = _read_call(line)
+    got = _read_call(line, entry.split(".")[-1])
     if got is None or got[1] is None or got[0].split(".")[-1] != entry.split(".")[-1]:
         return None
     return got[1], got[2], got[3]
@@ -301,7 +313,7 @@ def _scan(text: str, entry: str, owner: str | None
             bound[new[0]] = new[1]
             if new[1].cls:
                 continue
-        got = _read_call(body)
+        got = _read_call(body, short)
         var = got[0].partition(".")[0] if got is not None else ""
         var = var if var in bound else js_instances.statement_on(body) or ""
         if var in bound:
@@ -315,7 +327,7 @@ def _scan(text: str, entry: str, owner: str | None
             got = _call_in_sentence(body, short)
         if got is None or got[1] is None or got[0].split(".")[-1] != short:
             continue
-        made_on = _made_receiver(body) if got[0].startswith("new") else None
+        made_on = _made_receiver(body, short) if got[0].startswith("new") else None
         if made_on is not None:  # new Box(2).volume(): on an instance made with those
             if owner in (None, made_on.name):
                 shown = ", ".join(js_values.show(a) for a in made_on.args)

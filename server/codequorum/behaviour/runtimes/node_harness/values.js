@@ -352,22 +352,43 @@
     }
   }
 
+  // What ``holder`` (or an object it inherits from) has under ``name``, read from the
+  // descriptors so no getter runs: a method, else a getter (``get area() {...}``, run as
+  // a method of no argument), else undefined. A getter read on a class's prototype would
+  // run with the prototype as ``this`` (``this.#w`` throws there).
+  function member(holder, name) {
+    let at = holder;
+    for (let depth = 0; at !== null && at !== undefined && depth < 64; depth++) {
+      let desc;
+      try { desc = getOwnDescriptor(at, name); } catch (e) { return undefined; }
+      if (desc !== undefined) {
+        if (typeof desc.value === 'function') return desc.value;
+        return typeof desc.get === 'function' ? desc.get : undefined;
+      }
+      try { at = getProto(at); } catch (e) { return undefined; }
+    }
+    return undefined;
+  }
+
   function find(made, wrap, entry) {
     // The function named ``entry`` (``Name``, ``Owner.name``, or ``A.B.Owner.name`` in a
-    // TypeScript namespace, an object holding what it exports) the version defined.
+    // TypeScript namespace, an object holding what it exports) the version defined; a
+    // getter of that name stands for it.
     if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(entry)) {
       return 'not a function name: ' + entry.slice(0, 100);
     }
     const parts = entry.split('.');
     const last = parts[parts.length - 1];
     if (wrap === 'class') {
-      const proto = made.prototype;
-      if (typeof proto[last] === 'function') return { fn: proto[last], self: 'instance', cls: made, name: last };
-      if (typeof made[last] === 'function') return { fn: made[last], self: made };
+      const own = member(made.prototype, last);
+      if (own !== undefined) return { fn: own, self: 'instance', cls: made, name: last };
+      const fixed = member(made, last);
+      if (fixed !== undefined) return { fn: fixed, self: made };
       return 'the version defines no method ' + last;
     }
     if (wrap === 'object') {
-      if (typeof made[last] === 'function') return { fn: made[last], self: made };
+      const fn = member(made, last);
+      if (fn !== undefined) return { fn, self: made };
       return 'the version defines no method ' + last;
     }
     let owner;
@@ -393,10 +414,11 @@
     if (owner === undefined || owner === null) {
       return 'the version defines no ' + parts.slice(0, at).join('.');
     }
-    if (typeof owner === 'function' && owner.prototype && typeof owner.prototype[last] === 'function') {
-      return { fn: owner.prototype[last], self: 'instance', cls: owner, name: last };
-    }
-    if (typeof owner[last] === 'function') return { fn: owner[last], self: owner };
+    const own = typeof owner === 'function' && owner.prototype
+      ? member(owner.prototype, last) : undefined;
+    if (own !== undefined) return { fn: own, self: 'instance', cls: owner, name: last };
+    const fixed = member(owner, last);
+    if (fixed !== undefined) return { fn: fixed, self: owner };
     return 'the version defines no method ' + entry;
   }
 
