@@ -483,3 +483,30 @@ def test_a_property_read_is_a_getter_s_example_on_the_instance_it_names() -> Non
     assert examples(text, "Rect.area") == []
     assert examples("// >>> config.size // => 3", "size") == [((), 3, True)]
     assert examples("// >>> Math.PI // => 3.14", "size") == []  # another name
+
+
+def test_a_helper_in_a_file_the_module_imports_tells_a_parameter_s_type() -> None:
+    """``assertString(str)`` of ``./util/assertString`` (validator's way): the parameter is
+    what the helper's checks say (a string), not the array its ``length`` alone guesses; a
+    package's function of the same name is not read."""
+    from codequorum.core.model import ModuleContext
+
+    main = ("import assertString from './util/assertString';\n"
+            "export default function isEmptyish(str) {\n  assertString(str);\n"
+            "  return str.length === 0;\n}\n")
+    helper = ("export default function assertString(input) {\n"
+              "  if (typeof input !== 'string') throw new TypeError('Expected a string');\n}\n")
+    package = "export function assertString(input) { return input * 2; }\n"
+
+    def drawn(files: tuple[tuple[str, str], ...]) -> list[str]:
+        module = ModuleContext(name="m", path="src/main.js", qualified_name="isEmptyish",
+                               kind="function", files=(("src/main.js", main), *files), roots=())
+        version_set = VersionSet.from_codes("t", [main], language="javascript",
+                                            entry_point="isEmptyish")
+        plan = collect_js_inputs(replace(version_set, module=module))
+        return [n for n in plan.notes if n.startswith("parameter types guessed")]
+
+    assert drawn((("src/util/assertString.js", helper),)) == [
+        "parameter types guessed from their use: string"]
+    assert drawn((("node_modules/x/index.js", package),)) == [
+        "parameter types guessed from their use: number[]"]

@@ -748,11 +748,27 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
     (the versions' first reading that gives one)."""
     texts = [s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
     module = version_set.module
-    types = guessed_across(texts, entry, helpers_in([module.source]) if module else None)
+    types = guessed_across(texts, entry, helpers_in(helper_texts(module)) if module else None)
     if not types:
         return
     plan.notes.append("parameter types guessed from their use: " + ", ".join(types))
     _add_typed(plan, types, entry, count, known, by_usage=True)
+
+
+#: The workspace's files of a module's view whose functions count as its helpers, at most.
+HELPER_FILES = 32
+#: A file larger than this is not read for helpers.
+MAX_HELPER_FILE_CHARS = 256 * 1024
+
+
+def helper_texts(module: ModuleContext) -> list[str]:
+    """Where a function's helpers are looked for: its module, then the workspace's files the
+    module imports (``assertString(str)`` of ``./util/assertString``: the view holds
+    them), not packages; the module's own functions first where names collide."""
+    others = [text for path, text in module.files
+              if path != module.path and "node_modules/" not in path
+              and len(text) <= MAX_HELPER_FILE_CHARS]
+    return [module.source, *others[:HELPER_FILES]]
 
 
 def _add_proposed(plan: InputPlan, proposer: Proposer, source: str, entry: str,

@@ -226,8 +226,9 @@ def shown_uses(text: str, entry: str, helpers: dict[str, str] | None = None,
                depth: int = 0) -> list[str | None] | None:
     """Each parameter's type its use shows, None for one whose use shows none; None when
     the function or its parameters are not plain names. A parameter only handed to a
-    helper (a function of ``helpers``) is what the helper's parameter is: its written
-    plain type, else its use (:data:`HELPER_DEPTH` deep)."""
+    helper (a function of ``helpers``), or whose own use shows no more than an array of
+    numbers (``s.length``, ``s[0]``: a string's too), is what the helper's parameter is:
+    its written plain type, else its use (:data:`HELPER_DEPTH` deep)."""
     found = named_function(text, entry)
     params = found[1] if found is not None else None
     if params is None:
@@ -240,9 +241,14 @@ def shown_uses(text: str, entry: str, helpers: dict[str, str] | None = None,
     shown = [uses.type_of(name, kinds) for name in names]
     if helpers and depth < HELPER_DEPTH:
         own = entry.split(".")[-1]
-        shown = [t or _handed_on(uses.passed.get(n, set()), own, helpers, depth)
+        shown = [t if t not in (None, LENGTH_ONLY) else
+                 _handed_on(uses.passed.get(n, set()), own, helpers, depth) or t
                  for n, t in zip(names, shown, strict=True)]
     return shown
+
+
+#: The type of a parameter only measured or indexed: a helper's reading tells it better.
+LENGTH_ONLY = "number[]"
 
 
 def _handed_on(passed: set[tuple[str, int]], own: str, helpers: dict[str, str],

@@ -353,17 +353,25 @@
   }
 
   // What ``holder`` (or an object it inherits from) has under ``name``, read from the
-  // descriptors so no getter runs: a method, else a getter (``get area() {...}``, run as
-  // a method of no argument), else undefined. A getter read on a class's prototype would
-  // run with the prototype as ``this`` (``this.#w`` throws there).
-  function member(holder, name) {
+  // descriptors: a method, else a getter (``get area() {...}``, run as a method of no
+  // argument), else undefined. A getter is read only where ``read`` says ``holder`` is its
+  // own receiver (an object, a namespace, a class's statics): where it gives a function
+  // (a namespace's or a module's export binding), that function is the one; on a class's
+  // prototype it is never read (its ``this`` would be the prototype: ``this.#w`` throws).
+  function member(holder, name, read) {
     let at = holder;
     for (let depth = 0; at !== null && at !== undefined && depth < 64; depth++) {
       let desc;
       try { desc = getOwnDescriptor(at, name); } catch (e) { return undefined; }
       if (desc !== undefined) {
         if (typeof desc.value === 'function') return desc.value;
-        return typeof desc.get === 'function' ? desc.get : undefined;
+        if (typeof desc.get !== 'function') return undefined;
+        if (read) {
+          let got;
+          try { got = holder[name]; } catch (e) { got = undefined; }
+          if (typeof got === 'function') return got;
+        }
+        return desc.get;
       }
       try { at = getProto(at); } catch (e) { return undefined; }
     }
@@ -380,14 +388,14 @@
     const parts = entry.split('.');
     const last = parts[parts.length - 1];
     if (wrap === 'class') {
-      const own = member(made.prototype, last);
+      const own = member(made.prototype, last, false);
       if (own !== undefined) return { fn: own, self: 'instance', cls: made, name: last };
-      const fixed = member(made, last);
+      const fixed = member(made, last, true);
       if (fixed !== undefined) return { fn: fixed, self: made };
       return 'the version defines no method ' + last;
     }
     if (wrap === 'object') {
-      const fn = member(made, last);
+      const fn = member(made, last, true);
       if (fn !== undefined) return { fn, self: made };
       return 'the version defines no method ' + last;
     }
@@ -415,9 +423,9 @@
       return 'the version defines no ' + parts.slice(0, at).join('.');
     }
     const own = typeof owner === 'function' && owner.prototype
-      ? member(owner.prototype, last) : undefined;
+      ? member(owner.prototype, last, false) : undefined;
     if (own !== undefined) return { fn: own, self: 'instance', cls: owner, name: last };
-    const fixed = member(owner, last);
+    const fixed = member(owner, last, true);
     if (fixed !== undefined) return { fn: fixed, self: owner };
     return 'the version defines no method ' + entry;
   }
