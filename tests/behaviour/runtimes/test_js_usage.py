@@ -144,3 +144,25 @@ def test_a_parameter_handed_to_a_helper_is_what_the_helper_takes() -> None:
         UNTOLD, UNTOLD]
     recursive = "function f(n) { return f(n); }"
     assert shown_uses(recursive, "f", helpers_in([recursive])) == [None]
+
+
+@pytest.mark.parametrize("call", [
+    "assertString(str)", "util.assertString(str)", "(0, util_1.assertString)(str)",
+    "(0, _assertString.default)(str)", "(0, assertString_1.default)(str)",
+])
+def test_a_helper_is_reached_through_a_module_object_and_compiled_imports(call: str) -> None:
+    """A module's helper called by name, on the module a ``require`` gives, or as Babel and
+    TypeScript write an import in CommonJS (a default export by its module's name)."""
+    helper = ("function assertString(input) {\n"
+              "  if (typeof input !== 'string') throw new TypeError('x');\n}\n")
+    code = f"function isX(str) {{ {call}; return str.length; }}"
+    assert shown_uses(code, "isX", helpers_in([helper])) == ["string"]
+
+
+@pytest.mark.parametrize("call", ["this.assertString(str)", "a.b.assertString(str)",
+                                  "(0, _other.default)(str)"])
+def test_calls_that_reach_no_helper_leave_the_own_use(call: str) -> None:
+    helper = ("function assertString(input) {\n"
+              "  if (typeof input !== 'string') throw new TypeError('x');\n}\n")
+    code = f"function isX(str) {{ {call}; return str.length; }}"
+    assert shown_uses(code, "isX", helpers_in([helper])) == ["number[]"]

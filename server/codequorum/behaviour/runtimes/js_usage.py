@@ -414,6 +414,32 @@ def _loop(node: Node, uses: Uses) -> None:
         uses.elements[owner].add(node_text(left))
 
 
+#: What Babel and TypeScript add to an imported module's name in the CommonJS they write
+#: (``_assertString``, ``assertString_1``).
+_COMPILED_IMPORT = re.compile(r"^_+|_\d+$")
+
+
+def _helper_name(callee: Node) -> str | None:
+    """The name of the function a call may reach among the helpers: ``split(p)``, a
+    required or imported module's ``util.split(p)``, a compiled module's
+    ``(0, util_1.split)(p)``, and its default export by the module's name (a file's default
+    export is most often the function it is named after: ``(0, _assertString.default)(p)``
+    reaches ``assertString``); None for anything else (``this.m(p)``, ``a.b.c(p)``)."""
+    while callee.type == "parenthesized_expression" and callee.named_children:
+        inner = callee.named_children[-1]
+        callee = inner.named_children[-1] if inner.type == "sequence_expression" \
+            and inner.named_children else inner
+    if callee.type == "identifier":
+        return node_text(callee)
+    owner = callee.child_by_field_name("object") if callee.type == "member_expression" else None
+    name = callee.child_by_field_name("property")
+    if owner is None or name is None or owner.type != "identifier":
+        return None
+    if node_text(name) == "default":  # ``_assertString.default``, ``assertString_1.default``
+        return _COMPILED_IMPORT.sub("", node_text(owner)) or None
+    return node_text(name)
+
+
 def _call(node: Node, uses: Uses) -> None:
     callee = node.child_by_field_name("function")
     args = node.child_by_field_name("arguments")
@@ -421,11 +447,13 @@ def _call(node: Node, uses: Uses) -> None:
         return
     first = args.named_children[0] if args is not None and args.named_children else None
     called = node_text(callee)
-    if callee.type == "identifier":
-        uses.kinds[called].add("function")
+    helper = _helper_name(callee)
+    if helper is not None:
         for position, arg in enumerate(args.named_children if args is not None else ()):
             if arg.type == "identifier":
-                uses.passed[node_text(arg)].add((called, position))
+                uses.passed[node_text(arg)].add((helper, position))
+    if callee.type == "identifier":
+        uses.kinds[called].add("function")
     elif first is not None and first.type == "identifier" and called in ITERATING_CALLS:
         uses.kinds[node_text(first)].add("array")
     elif first is not None and first.type == "identifier" and called in KEYED_CALLS:
