@@ -32,6 +32,10 @@ from codequorum.judge.dynamic_rules import dynamic_verdicts
      ["Map<string, number>"]),
     ("function f(seen, x) { if (seen.has(x)) return true; seen.add(x); return false; }",
      ["Set<number>", None]),
+    # a Date's own methods: a Date (date-fns' compareLocalAsc)
+    ("function f(a, b) { return a.getFullYear() - b.getFullYear() || a.getUTCMonth() -"
+     " b.getMonth(); }", ["Date", "Date"]),
+    ("function f(d) { return d.toISOString().slice(0, 10); }", ["Date"]),
     # what a string searches for is a string; an array's includes searches an element
     ("function f(s, c) { return s.split(c).length - 1; }", ["string", "string"]),
     ("function f(s, c) { return s.toLowerCase().length + (s.includes(c) ? 1 : 0); }",

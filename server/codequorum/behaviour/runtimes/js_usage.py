@@ -48,6 +48,12 @@ NUMBER_OPERATORS = {"*", "/", "-", "%", "**", "<", ">", "<=", ">=", "++", "--", 
 #: Methods only a ``Map`` (of the drawn kinds) has, and those a ``Set`` has too.
 MAP_METHODS = {"get", "set"}
 SET_METHODS = {"has", "add", "size", "delete"}
+#: Methods only a ``Date`` has.
+DATE_METHODS = {f"{verb}{utc}{part}" for verb in ("get", "set") for utc in ("", "UTC")
+                for part in ("FullYear", "Month", "Date", "Hours", "Minutes", "Seconds",
+                             "Milliseconds")} | {
+    "getDay", "getUTCDay", "getTime", "setTime", "getTimezoneOffset", "toISOString",
+    "toDateString", "toTimeString", "toLocaleDateString", "toLocaleTimeString", "toUTCString"}
 #: Calls whose argument is iterated as an array (``Array.from(xs)``, ``Promise.all(xs)``).
 ITERATING_CALLS = {"Array.from", "Promise.all", "Promise.allSettled", "Promise.race",
                    "Promise.any", "Object.groupBy", "Map.groupBy"}
@@ -75,6 +81,7 @@ EQUALITY = {"===", "==", "!==", "!="}
 #: The kinds a use shows, strongest first, and the type each draws.
 KINDS: tuple[tuple[str, str], ...] = (("function", "Function"), ("string", "string"),
                                       ("map", "Map<string, number>"), ("set", "Set<number>"),
+                                      ("date", "Date"),
                                       ("record", "Record<string, number>"), ("array", ""),
                                       ("number", "number"))
 NAME = re.compile(r"[A-Za-z_$][\w$]*")
@@ -329,7 +336,7 @@ def _member(node: Node, uses: Uses) -> None:
             and parent.child_by_field_name("function") == node):
         return  # ``options.split ?? f``: a property read, not a string's method
     kind = ("string" if method in STRING_METHODS else "map" if method in MAP_METHODS
-            else "set" if method in SET_METHODS
+            else "set" if method in SET_METHODS else "date" if method in DATE_METHODS
             else "array" if method in ARRAY_METHODS or method == "length" else "")
     if kind:
         uses.kinds[node_text(obj)].add(kind)
