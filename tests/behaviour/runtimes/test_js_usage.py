@@ -170,3 +170,21 @@ def test_calls_that_reach_no_helper_leave_the_own_use(call: str) -> None:
               "  if (typeof input !== 'string') throw new TypeError('x');\n}\n")
     code = f"function isX(str) {{ {call}; return str.length; }}"
     assert shown_uses(code, "isX", helpers_in([helper])) == ["number[]"]
+
+
+def test_a_parameter_handed_to_a_class_is_what_its_constructor_reads() -> None:
+    """``new SemVer(a)``: ``a`` is what ``SemVer``'s constructor checks (a string); a
+    method of a class is no helper (``s.split(sep)`` is a string's ``split``, not the
+    class's ``split(x)``)."""
+    classes = ("class SemVer {\n  constructor(version, options) {\n"
+               "    if (typeof version !== 'string') throw new TypeError('x');\n"
+               "    this.raw = version.trim();\n  }\n  split(x) { return x * 2; }\n}\n"
+               "class Other { constructor(n) { this.n = n * 2; } }\n")
+    helpers = helpers_in([classes])
+    assert sorted(helpers) == ["Other", "SemVer"]
+    assert shown_uses("const major = (a, loose) => new SemVer(a, loose).major", "major",
+                      helpers) == ["string", None]
+    assert shown_uses("function f(a, b) { return new SemVer(a).raw + new Other(b).n; }", "f",
+                      helpers) == ["string", "number"]
+    assert shown_uses("function f(s, sep) { return s.split(sep); }", "f",
+                      helpers) == ["string", "string"]

@@ -178,7 +178,8 @@ def first_node(root: Node, node_type: str) -> Node | None:
 def named_function(text: str, entry: str) -> tuple[FunctionInfo, Node | None] | None:
     """The first function of ``text`` named as ``entry`` ends (``Stack.peek``: ``peek``)
     and its parameters (None when they are not read); None when there is none."""
-    for fn in functions_in(text):
+    found = functions_in(text)
+    for fn in [f for f in found if f.qualified_name == entry] or found:  # ``A.constructor``
         if fn.name.split(".")[-1] == entry.split(".")[-1]:
             return fn, params_of(fn.text)
     return None
@@ -219,14 +220,25 @@ PLAIN_TYPES = {"string", "number", "boolean", "string[]", "number[]", "boolean[]
 
 
 def helpers_in(texts: Sequence[str]) -> dict[str, str]:
-    """The functions of ``texts`` by their plain names, each to the text that holds it: the
-    helpers a function may hand a parameter to (``split(input)``)."""
+    """The functions of ``texts`` by their plain names, and the classes by theirs (their
+    constructors), each to the text that holds it: the helpers a function may hand a
+    parameter to (``split(input)``, ``new SemVer(version)``)."""
     out: dict[str, str] = {}
     for text in texts:
         for fn in functions(text, "typescript") if text else ():
-            if "." not in fn.name:
+            owner, _dot, _name = fn.qualified_name.rpartition(".")
+            if fn.kind == "function":  # a method is reached through its instance only
                 out.setdefault(fn.name, text)
+            elif fn.name == "constructor" and owner and "." not in owner:
+                out.setdefault(owner, text)
     return out
+
+
+def _helper_entry(text: str, callee: str) -> str:
+    """The function a helper's name stands for in its text: the class's constructor for
+    a class (``SemVer`` -> ``SemVer.constructor``), else the function itself."""
+    made = f"{callee}.constructor"
+    return made if any(fn.qualified_name == made for fn in functions_in(text)) else callee
 
 
 def shown_uses(text: str, entry: str, helpers: dict[str, str] | None = None,
@@ -264,10 +276,11 @@ def _handed_on(passed: set[tuple[str, int]], own: str, helpers: dict[str, str],
     for callee, position in sorted(passed):
         if callee == own or callee not in helpers:
             continue
-        written = _written_types(helpers[callee], callee)
+        entry = _helper_entry(helpers[callee], callee)
+        written = _written_types(helpers[callee], entry)
         if written is not None and position < len(written) and written[position]:
             return written[position]
-        theirs = shown_uses(helpers[callee], callee, helpers, depth + 1)
+        theirs = shown_uses(helpers[callee], entry, helpers, depth + 1)
         if theirs is not None and position < len(theirs) and theirs[position]:
             return theirs[position]
     return None
@@ -474,13 +487,19 @@ def _call(node: Node, uses: Uses) -> None:
 
 
 def _construct(node: Node, uses: Uses) -> None:
-    """``new Set(xs)``, ``new Map(pairs)``: an iterable, drawn as an array."""
+    """``new Set(xs)``, ``new Map(pairs)``: an iterable, drawn as an array; ``new
+    SemVer(v)``: handed to that class's constructor (a helper, when it is one)."""
     args = node.child_by_field_name("arguments")
     first = args.named_children[0] if args is not None and args.named_children else None
     made = node.child_by_field_name("constructor")
-    if first is not None and first.type == "identifier" and made is not None \
-            and node_text(made) in ITERATED_BY_NEW:
+    if made is None or made.type != "identifier":
+        return
+    if first is not None and first.type == "identifier" and node_text(made) in ITERATED_BY_NEW:
         uses.kinds[node_text(first)].add("array")
+        return
+    for position, arg in enumerate(args.named_children if args is not None else ()):
+        if arg.type == "identifier":
+            uses.passed[node_text(arg)].add((node_text(made), position))
 
 
 def _method_call(callee: Node, args: Node, uses: Uses) -> None:
