@@ -594,3 +594,19 @@ def test_a_getter_runs_as_a_method_of_no_argument_in_its_class_and_alone(
                                   prompt="/** @example new Rect(2, 3).area // => 6 */")
     ran = run_dynamic(alone, DynamicOptions())
     assert [outcomes[0] for outcomes in ran.outcomes] == [("6", None, None), ("5", None, None)]
+
+
+def test_a_getter_that_never_returns_is_stopped_while_it_is_looked_up(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """Finding an object's getter reads it (a namespace's export binding gives its
+    function that way): the read runs under the per-test limit, and the run says why."""
+    path = tmp_path / "s.js"
+    path.write_text("export const shape = {\n  w: 2,\n  get area() { return this.w * 2; },\n};\n")
+    ss = VersionSet.from_codes("a", ["get area() { while (true) {} }"], language="javascript",
+                               entry_point="shape.area",
+                               prompt="/** @example shape.area // => 4 */")
+    ss.module = js_module_view(path.read_text(), path, tmp_path).context("shape.area", "method")
+    report = run_dynamic(ss, DynamicOptions(test_timeout_seconds=1.0))
+    assert report.rules.module_problem is not None
+    assert "`shape.area` raised while it was looked up in `s.js`: Error: Script execution " \
+        "timed out" in report.rules.module_problem

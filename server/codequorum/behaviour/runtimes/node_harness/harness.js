@@ -163,6 +163,14 @@ function compileVersion(code, ctx, entry) {
   return { error: first };
 }
 
+// The function ``entry`` names (``values.js``'s ``find``), looked up by a script of the
+// context under ``timeout`` ms: a getter it reads on an object runs the version's code.
+const FIND = new vm.Script('__codequorum_find()', { filename: 'find.js' });
+function located(inner, ctx, made, wrap, entry, timeout) {
+  inner.look(made, wrap, entry);
+  return FIND.runInContext(ctx, { timeout });
+}
+
 // The module with the version in place (``js_modules.py`` made it): its files behind a
 // ``require`` of the context's own (``modules.js``), its top level run, then the function
 // found there. One ``module`` message says whether it loaded; when it did not, no test
@@ -194,7 +202,13 @@ function inModule(mod, ctx, inner, entry, timeout, trace) {
   } catch (err) {
     return notLoaded('the top level of `' + mod.name + '` raised: ' + inner.describe(err));
   }
-  const target = inner.find(undefined, null, entry);
+  let target;
+  try {
+    target = located(inner, ctx, undefined, null, entry, timeout);
+  } catch (err) {
+    return notLoaded('`' + entry + '` raised while it was looked up in `' + mod.name + '`: '
+      + inner.describe(err));
+  }
   if (typeof target === 'string') return notLoaded(target + ' in `' + mod.name + '`');
   let missing = [];
   try { missing = Array.from(absent(), String); } catch (err) { missing = []; }
@@ -233,7 +247,7 @@ function runMode(msg) {
   } else {
     try {
       const made = compiled.script.runInContext(ctx, { timeout: timeout || 10000 });
-      target = inner.find(made, compiled.wrap, entry);
+      target = located(inner, ctx, made, compiled.wrap, entry, timeout || 10000);
     } catch (err) {
       const told = inner.describe(err);
       send({ type: 'error', detail: 'the version raised while it loaded: ' + told });
