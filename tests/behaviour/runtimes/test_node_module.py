@@ -610,3 +610,38 @@ def test_a_getter_that_never_returns_is_stopped_while_it_is_looked_up(
     assert report.rules.module_problem is not None
     assert "`shape.area` raised while it was looked up in `s.js`: Error: Script execution " \
         "timed out" in report.rules.module_problem
+
+
+def test_a_constructor_runs_with_new_and_gives_the_instance_it_makes(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``Range.constructor``: each input is ``new Range(...)`` (never a call on another
+    instance), its value the instance's fields, in its class and alone."""
+    path = tmp_path / "range.ts"
+    path.write_text("export class Range {\n  lo: number;\n  hi: number;\n"
+                    "  constructor(a: number, b: number) {\n    this.lo = Math.min(a, b);\n"
+                    "    this.hi = Math.max(a, b);\n  }\n}\n")
+    versions = ["constructor(a: number, b: number) {\n    this.lo = Math.min(a, b);\n"
+                "    this.hi = Math.max(a, b);\n  }",
+                "constructor(a: number, b: number) {\n    this.lo = a;\n    this.hi = b;\n  }"]
+    ss = VersionSet.from_codes("a", versions, language="typescript",
+                               entry_point="Range.constructor")
+    ss.module = js_module_view(path.read_text(), path, tmp_path).context(
+        "Range.constructor", "method")
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.rules.module_problem is None and report.rules.not_run is None
+    labels = [i["label"] for i in report.inputs]
+    assert labels[:2] == ["new Range(0, 1)", "new Range(1, -3)"]
+    assert all(label.startswith("new Range(") for label in labels)
+    made = '{"$":"object","class":"Range","v":[["hi",1],["lo",-3]]}'
+    swapped = '{"$":"object","class":"Range","v":[["hi",-3],["lo",1]]}'
+    assert [outcomes[1] for outcomes in report.outcomes] == [(made, None, None),
+                                                             (swapped, None, None)]
+    assert report.output_clusters == [[0], [1]]
+    whole = ["class Range { constructor(a, b) { this.lo = Math.min(a, b);"
+             " this.hi = Math.max(a, b); } }",
+             "class Range { constructor(a, b) { this.lo = a; this.hi = b; } }"]
+    alone = run_dynamic(VersionSet.from_codes("b", whole, language="javascript",
+                                              entry_point="Range.constructor"),
+                        DynamicOptions())
+    assert "new Range(1, -3)" in [i["label"] for i in alone.inputs]
+    assert alone.output_clusters == [[0], [1]]

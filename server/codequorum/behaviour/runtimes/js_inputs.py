@@ -491,9 +491,23 @@ def collect_js_inputs(
         types = ([unwrapped(aliases.get(unwrapped(t), t)) for t in typed] if typed else
                  shown or guessed_across(version_set.codes, entry))
         _add_scaling(plan, types or [], entry, sizes)
+    if entry.rpartition(".")[2] == "constructor":  # ``new Range(3, 1)``, on no instance
+        return _as_constructions(plan, qualified.rpartition(".")[0].rpartition(".")[2])
     _on_example_instance(plan, entry)
     if use_hypothesis:
         _add_filled(plan, typing, qualified, aliases)
+    return plan
+
+
+def _as_constructions(plan: InputPlan, cls: str) -> InputPlan:
+    """A constructor's inputs named as what they do: ``constructor(3, 1)`` is
+    ``new Range(3, 1)`` (the harness calls a class's ``constructor`` with ``new``)."""
+    if not cls:
+        return plan
+    for k, case in enumerate(plan.cases):
+        if case.label.startswith("constructor("):
+            label = f"new {cls}{case.label.removeprefix('constructor')}"
+            plan.cases[k] = replace(case, label=label, test=replace(case.test, name=label))
     return plan
 
 

@@ -381,12 +381,14 @@
   function find(made, wrap, entry) {
     // The function named ``entry`` (``Name``, ``Owner.name``, or ``A.B.Owner.name`` in a
     // TypeScript namespace, an object holding what it exports) the version defined; a
-    // getter of that name stands for it.
+    // getter of that name stands for it, and a class's ``constructor`` for the class, called
+    // with ``new`` (its value is the instance it makes).
     if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(entry)) {
       return 'not a function name: ' + entry.slice(0, 100);
     }
     const parts = entry.split('.');
     const last = parts[parts.length - 1];
+    if (wrap === 'class' && last === 'constructor') return { fn: made, self: undefined, make: true };
     if (wrap === 'class') {
       const own = member(made.prototype, last, false);
       if (own !== undefined) return { fn: own, self: 'instance', cls: made, name: last };
@@ -421,6 +423,9 @@
     }
     if (owner === undefined || owner === null) {
       return 'the version defines no ' + parts.slice(0, at).join('.');
+    }
+    if (typeof owner === 'function' && last === 'constructor') {
+      return { fn: owner, self: undefined, make: true };  // ``new Range(3, 1)``
     }
     const own = typeof owner === 'function' && owner.prototype
       ? member(owner.prototype, last, false) : undefined;
@@ -530,7 +535,7 @@
         if (typeof stepsJson === 'string') replay(target, self, stepsJson);
         if (typeof method === 'string') fn = methodOf(target, self, method);
       }
-      result = apply(fn, self, args);
+      result = target.make ? construct(fn, args) : apply(fn, self, args);
     } catch (err) {
       return JSONstringify({ exc_type: excType(err), exc_message: excMessage(err), printed });
     }
