@@ -640,6 +640,37 @@ def test_a_set_of_whole_classes_runs_its_method_alone(level: str) -> None:
                                  "raises NameError: the candidate defines no class 'Stack'")
 
 
+RANGE_APP = ("class Range:\n    def __init__(self, a: int, b: int) -> None:\n"
+             "        self.lo = min(a, b)\n        self.hi = max(a, b)\n")
+SWAPPING = "def __init__(self, a: int, b: int) -> None:\n    self.lo = a\n    self.hi = b\n"
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_an_init_runs_through_its_class_and_its_value_is_the_instance_made(
+        tmp_path: Path, level: str) -> None:
+    """Called on an instance, every ``__init__`` returned None and the versions agreed
+    whatever they did: its class is called instead (``Range(1, 0)``), the instance's state
+    its value, in its module and as a whole class alone."""
+    right = ("def __init__(self, a: int, b: int) -> None:\n"
+             "    self.lo = min(a, b)\n    self.hi = max(a, b)\n")
+    options = DynamicOptions(jobs=2, hypothesis_examples=3, scaling=False, sandbox=level)
+    report = run_dynamic(in_module(tmp_path, RANGE_APP, [right, SWAPPING], "Range.__init__",
+                                   "method"), options)
+    assert [i["label"] for i in report.inputs][:2] == ["Range(0, 1)", "Range(1, 0)"]
+    assert [outcomes[1] for outcomes in report.outcomes] == [
+        ("<app.Range {'lo': 0, 'hi': 1}>", None, None),
+        ("<app.Range {'lo': 1, 'hi': 0}>", None, None),
+        ("<app.Range {'lo': 0, 'hi': 1}>", None, None)]
+    assert report.output_clusters == [[0, 2], [1]]
+    whole = [RANGE_APP, RANGE_APP.replace("min(a, b)", "a").replace("max(a, b)", "b")]
+    alone = run_dynamic(VersionSet(task_id="range", entry_point="Range.__init__",
+                                   versions=[model.Version(c) for c in whole]), options)
+    assert [i["label"] for i in alone.inputs][:2] == ["Range(0, 1)", "Range(1, 0)"]
+    assert [outcomes[1] for outcomes in alone.outcomes] == [
+        ("<__candidate__.Range {'lo': 0, 'hi': 1}>", None, None),
+        ("<__candidate__.Range {'lo': 1, 'hi': 0}>", None, None)]
+
+
 NUMPY_APP = ("import numpy as np\n\n"
              "def double(x: int) -> int:\n    '''>>> double(2)\n    4\n    '''\n    return 2 * x\n")
 

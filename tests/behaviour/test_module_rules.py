@@ -253,7 +253,7 @@ def test_an_examples_bare_instance_is_joined_by_filled_ones() -> None:
 
 
 @pytest.mark.parametrize(("name", "expected"), [
-    ("Stack.peek_or", True), ("Stack.empty_size", False), ("Stack.__init__", True)])
+    ("Stack.peek_or", True), ("Stack.empty_size", False), ("Stack.__init__", False)])
 def test_takes_instance(name: str, expected: bool) -> None:
     fn = find_function(STACK, name)
     assert fn is not None and takes_instance(fn) is expected
@@ -271,3 +271,21 @@ def test_takes_instance(name: str, expected: bool) -> None:
 def test_an_import_that_failed_says_whether_the_sandbox_or_the_workspace_lacks_it(
         detail: str, hint: str) -> None:
     assert import_hint(detail) == hint
+
+
+def test_an_init_is_called_through_its_class_and_its_inputs_are_named_so() -> None:
+    fn = find_function("class Range:\n    def __init__(self, a, b):\n        self.a = a\n",
+                       "Range.__init__")
+    assert fn is not None and not takes_instance(fn)
+    plan = InputPlan("__init__", cases=[
+        InputCase(Case("call", args=(3, 1), name="__init__(3, 1)"), "hypothesis", False,
+                  "__init__(3, 1)"),
+        InputCase(Case("call", args=(2,), name="Range.__init__(2)"), "hypothesis", False,
+                  "Range.__init__(2)"),
+        InputCase(Case("call", args=(1,), name="r.__init__(1)",
+                       receiver=Receiver("Range", (0, 0))), "doctest", False, "r.__init__(1)"),
+    ])
+    made = method_inputs(plan, ctx("method", "Range.__init__"), instance=False)
+    assert [c.label for c in made.cases] == ["Range(3, 1)", "Range(2)"]
+    assert [c.test.name for c in made.cases] == ["Range(3, 1)", "Range(2)"]
+    assert all(c.test.receiver is None for c in made.cases)

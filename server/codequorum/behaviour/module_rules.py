@@ -221,9 +221,28 @@ def method_inputs(plan: InputPlan, context: ModuleContext | None,
     if context is None or owner is None:
         kept = [c for c in plan.cases if c.test.receiver is None]
         return plan if len(kept) == len(plan.cases) else dataclasses.replace(plan, cases=kept)
+    if context.qualified_name.rpartition(".")[2] == "__init__":
+        return as_constructions(plan, owner)
     if not instance:
         return plan
     return on_instances(plan, owner, context.qualified_name, context.source)
+
+
+def as_constructions(plan: InputPlan, owner: str) -> InputPlan:
+    """An ``__init__``'s inputs named as what runs: ``__init__(3, 1)`` is ``Range(3, 1)``
+    (its class is called; the instance made is the value), none on an instance."""
+    cases = [dataclasses.replace(c, label=_constructed(c.label, owner),
+                                 test=dataclasses.replace(c.test,
+                                                          name=_constructed(c.test.name, owner)))
+             for c in plan.cases if c.test.receiver is None]
+    return dataclasses.replace(plan, cases=cases)
+
+
+def _constructed(label: str, owner: str) -> str:
+    for called in ("__init__(", f"{owner}.__init__("):
+        if label.startswith(called):
+            return f"{owner}({label.removeprefix(called)}"
+    return label
 
 
 def class_method_inputs(plan: InputPlan, texts: Sequence[str]) -> InputPlan:
@@ -235,6 +254,8 @@ def class_method_inputs(plan: InputPlan, texts: Sequence[str]) -> InputPlan:
     for text in texts:
         fn = find_function(text, entry)
         if fn is not None:
+            if fn.name == "__init__":
+                return as_constructions(plan, entry.rpartition(".")[0])
             if not takes_instance(fn):
                 return plan
             return on_instances(plan, entry.rpartition(".")[0], entry, text)
@@ -243,11 +264,12 @@ def class_method_inputs(plan: InputPlan, texts: Sequence[str]) -> InputPlan:
 
 def takes_instance(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether the method ``fn`` is called on an instance: its first parameter is
-    ``self`` and no decorator makes it static or a class method."""
+    ``self`` and no decorator makes it static or a class method. An ``__init__`` is not:
+    its class is called (``Range(3, 1)``), and what it made is its value."""
     first = [*fn.args.posonlyargs, *fn.args.args][:1]
     plain = not any(ast.unparse(d).rpartition(".")[2] in ("staticmethod", "classmethod")
                     for d in fn.decorator_list)
-    return plain and bool(first) and first[0].arg == "self"
+    return plain and bool(first) and first[0].arg == "self" and fn.name != "__init__"
 
 
 def on_instances(plan: InputPlan, owner: str, qualified: str, source: str) -> InputPlan:

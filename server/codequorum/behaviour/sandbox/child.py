@@ -689,7 +689,9 @@ class Harness:
             outcome["output"] = clip(out.getvalue())
             outcome["value"] = plain_value(outcome["output"], outcome["output"])
         else:
-            outcome["output"] = safe_repr(result, objects=self.context is not None)
+            # the module's objects, or a whole class's run alone: shown by their state
+            own = self.context is not None or "." in (self.entry_point or "")
+            outcome["output"] = safe_repr(result, objects=own)
             outcome["value"] = plain_value(result, outcome["output"])
             if test.get("series") is not None and not self.timed and self.meter is not None:
                 # the first metered calls of a version pay for its code's first runs

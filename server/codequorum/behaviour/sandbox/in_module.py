@@ -294,7 +294,8 @@ def target(placed: Placed, names: dict[str, Any], receiver: dict[str, Any] | Non
     """What one test calls: the function, or the method looked up on the test's receiver
     (the class called with literal arguments, an instance made by an expression of the
     class's docstring examples evaluated in the module's globals ``names``, or the class
-    itself), else on the class."""
+    itself), else on the class; an ``__init__`` is called through its class, which gives
+    the instance it made."""
     if receiver is not None:
         obj: Any
         source = receiver.get("source")
@@ -310,6 +311,8 @@ def target(placed: Placed, names: dict[str, Any], receiver: dict[str, Any] | Non
         if isinstance(_static(obj, name), property):  # ``Shape(3).perimeter``: read it
             return lambda: getattr(obj, name)
         return getattr(obj, name)
+    if placed.owner is not None and placed.name == "__init__":
+        return placed.owner  # ``Range(3, 1)``: the instance its ``__init__`` makes
     if placed.owner is not None:
         return getattr(placed.owner, placed.name)
     if not callable(placed.function):
