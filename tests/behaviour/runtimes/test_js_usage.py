@@ -188,3 +188,15 @@ def test_a_parameter_handed_to_a_class_is_what_its_constructor_reads() -> None:
                       helpers) == ["string", "number"]
     assert shown_uses("function f(s, sep) { return s.split(sep); }", "f",
                       helpers) == ["string", "string"]
+
+
+def test_a_parameter_s_own_method_is_not_the_module_s_helper_of_that_name() -> None:
+    """``xs.scale(k)`` is a method of the parameter ``xs``: ``k`` is not what the module's
+    own ``scale(n)`` reads, while ``util.scale(p)`` on a module object reaches it."""
+    helper = "function scale(n) { return n.toFixed(2); }\n"
+    helpers = helpers_in([helper])
+    assert shown_uses("function f(xs, k) { xs.push(1); return xs.scale(k); }", "f",
+                      helpers) == ["number[]", None]
+    assert shown_uses("function f(p) { return util.scale(p); }", "f", helpers) == [None]
+    number = helpers_in(["function scale(n: number) { return n * 2; }\n"])
+    assert shown_uses("function f(p) { return util.scale(p); }", "f", number) == ["number"]

@@ -261,7 +261,7 @@ def shown_uses(text: str, entry: str, helpers: dict[str, str] | None = None,
     if helpers and depth < HELPER_DEPTH:
         own = entry.split(".")[-1]
         shown = [t if t not in (None, LENGTH_ONLY) else
-                 _handed_on(uses.passed.get(n, set()), own, helpers, depth) or t
+                 _handed_on(uses.passed.get(n, set()), own, helpers, depth, names) or t
                  for n, t in zip(names, shown, strict=True)]
     return shown
 
@@ -271,10 +271,13 @@ LENGTH_ONLY = "number[]"
 
 
 def _handed_on(passed: set[tuple[str, int]], own: str, helpers: dict[str, str],
-               depth: int) -> str | None:
-    """The type of the first helper's parameter a name is passed as that tells one."""
-    for callee, position in sorted(passed):
-        if callee == own or callee not in helpers:
+               depth: int, params: Sequence[str] = ()) -> str | None:
+    """The type of the first helper's parameter a name is passed as that tells one; a call
+    on a module object (``util.split(p)``) reaches its helper, a call of a parameter's own
+    method (``s.split(sep)``) none."""
+    for called, position in sorted(passed):
+        owner, _dot, callee = called.rpartition(".")
+        if owner in params or callee == own or callee not in helpers:
             continue
         entry = _helper_entry(helpers[callee], callee)
         written = _written_types(helpers[callee], entry)
@@ -457,7 +460,7 @@ def _helper_name(callee: Node) -> str | None:
         return None
     if node_text(name) == "default":  # ``_assertString.default``, ``assertString_1.default``
         return _COMPILED_IMPORT.sub("", node_text(owner)) or None
-    return node_text(name)
+    return f"{node_text(owner)}.{node_text(name)}"  # a parameter's own method is not one
 
 
 def _call(node: Node, uses: Uses) -> None:
