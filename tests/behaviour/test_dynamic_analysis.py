@@ -1025,3 +1025,21 @@ def test_a_timedelta_hint_draws_timedeltas_the_sandbox_runs_on() -> None:
     assert report.output_clusters == [[0, 1], [2]]
     [verdict] = [v for v in dynamic_verdicts(report) if v.code == "divergent-outputs"]
     assert "absolute(datetime.timedelta(days=-1, seconds=86399))" in verdict.message
+
+
+def test_validators_with_other_patterns_part_on_the_strings_of_their_patterns() -> None:
+    # no drawn string of arbitrary text is an address: without the patterns' own strings,
+    # every version says False everywhere and the three agree
+    versions = [
+        "import re\n\ndef is_email(s: str) -> bool:\n"
+        "    return re.fullmatch(r'[\\w.+-]+@[\\w-]+\\.[a-z]{2,}', s) is not None\n",
+        "import re\nEMAIL = re.compile(r'[^@ ]+@[^@ ]+')\n\n"
+        "def is_email(s: str) -> bool:\n    return bool(EMAIL.fullmatch(s))\n",
+        "def is_email(s: str) -> bool:\n    user, at, domain = s.partition('@')\n"
+        "    return bool(user) and bool(at) and '.' in domain\n",
+    ]
+    ss = VersionSet.from_codes("emails", versions, entry_point="is_email")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    assert report.output_clusters == [[0], [1], [2]]
+    assert report.rules.divergence is not None
+    assert report.rules.input_label.startswith("is_email('") and "@" in report.rules.input_label

@@ -320,7 +320,7 @@ if sys.argv[1] != "-":
     importlib.import_module("extra_constants")
 if sys.argv[2] == "stock":
     from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS, HypothesisProvider
-    from codequorum.behaviour.input_plan import plain_backend
+    from codequorum.behaviour.seeded_draws import plain_backend
     AVAILABLE_PROVIDERS[plain_backend()] = HypothesisProvider
 from codequorum.behaviour.input_plan import collect_inputs
 from codequorum.core.model import VersionSet
@@ -437,3 +437,26 @@ def test_a_function_without_required_parameters_is_called_once_and_its_options_v
         "t", ['def f():\n    """\n    >>> f()\n    1\n    """\n    return 1\n'],
         entry_point="f"))
     assert [(c.source, c.label) for c in shown.cases] == [("doctest", "f()")]
+
+
+EMAILS = [
+    "import re\n\ndef is_email(s: str, strict: bool) -> bool:\n"
+    "    return re.fullmatch(r'[\\w.+-]+@[\\w-]+\\.[a-z]{2,}', s) is not None\n",
+    "import re\nEMAIL = re.compile(r'[^@ ]+@[^@ ]+')\n\n"
+    "def is_email(s: str, strict: bool) -> bool:\n"
+    "    return bool(EMAIL.fullmatch(s))\n",
+]
+
+
+def test_a_string_a_version_searches_with_a_pattern_takes_strings_of_it_and_near_misses(
+) -> None:
+    plan = collect_inputs(VersionSet.from_codes("t", EMAILS, entry_point="is_email"))
+    drawn = [c.test.args for c in plan.cases if c.source == "hypothesis"]
+    from_patterns = [a for a in drawn if "@" in a[0]]
+    # each pattern's two matches, then the first's near misses; the other parameter held
+    assert from_patterns == [
+        ("0@0.aa", True), ("jnz+@hR-CW.rwexvrnu", True), ("0@0.a", True),
+        ("0@0.aa ", True), ("0@0", True), ("($cW@,LU<Q", True), ("0@", True),
+        ("0@0 ", True)]
+    again = collect_inputs(VersionSet.from_codes("t", EMAILS, entry_point="is_email"))
+    assert [c.label for c in again.cases] == [c.label for c in plan.cases]

@@ -31,7 +31,9 @@ In order:
    ``datetime``'s ``timedelta``, ``date`` and ``datetime`` under any module name...),
    else from the first example's values, else from how the versions use the parameter
    (:mod:`codequorum.behaviour.usage_types`); draws have bounded sizes and a fixed seed,
-   from the seed alone (never from constants of the code loaded in the process);
+   from the seed alone (never from constants of the code loaded in the process); a string
+   parameter a version searches with a regular expression also takes strings matching each
+   such pattern and strings just missing it (:mod:`codequorum.behaviour.pattern_strings`);
 6. ``scaling``: a series of sizes (8, 64, 512) for sequence and string parameters (or, if
    there are none, integer parameters), other parameters held at an example's values; used
    to estimate each candidate's growth.
@@ -50,12 +52,8 @@ never depend on whether hidden tests exist).
 from __future__ import annotations
 
 import ast
-import atexit
 import datetime as dt
-import functools
-import os
 import random
-import shutil
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -72,9 +70,12 @@ from codequorum.behaviour.edge_values import (
 )
 from codequorum.behaviour.examples import call_label, doctest_cases, inner_call_arguments
 from codequorum.behaviour.expectations import Expectation
+from codequorum.behaviour.pattern_strings import pattern_strings
+from codequorum.behaviour.seeded_draws import distinct_draws
+from codequorum.behaviour.usage_patterns import module_patterns, searched_patterns
 from codequorum.behaviour.usage_scope import FunctionNode, imported_names, top_functions
 from codequorum.behaviour.usage_types import usage_spec
-from codequorum.core import pyast, scratch
+from codequorum.core import pyast
 from codequorum.core.model import TestCase, VersionSet
 from codequorum.generate.input_language import InputLanguage
 from codequorum.ingest import humaneval
@@ -394,89 +395,14 @@ _TIME_STRATEGIES: dict[str, Any] = {
 }
 
 
-_private_home: list[str] = []
-
-
-def _keep_hypothesis_out_of_the_workspace() -> None:
-    """Hypothesis caches what it reads under ``.hypothesis/`` in the working directory:
-    point it at a private temporary directory, removed at exit (unless the user chose
-    one with ``HYPOTHESIS_STORAGE_DIRECTORY``)."""
-    if _private_home or os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
-        return
-    from hypothesis.configuration import set_hypothesis_home_dir
-
-    home = scratch.make("hypothesis")
-    _private_home.append(home)
-    atexit.register(shutil.rmtree, home, True)
-    set_hypothesis_home_dir(home)
-
-
-#: The seed every draw starts from (the same inputs on every run and every machine).
-HYPOTHESIS_SEED = 0
-#: Draws made per input wanted: the plain backend keeps no record of the choices made so
-#: far (only Hypothesis' default one does), so draws can repeat; three per input leave
-#: ``n`` distinct ones wherever the types allow that many.
-DRAWS_PER_INPUT = 3
-_PLAIN_BACKEND = "codequorum-plain"
-
-
-@functools.cache
-def plain_backend() -> str:
-    """The name of a Hypothesis backend that draws from the seed alone.
-
-    Hypothesis' default provider also draws, now and then, constants it collects from the
-    source of every module loaded in the process that is not installed in site-packages
-    (codequorum itself in an editable install, a benchmark script, whatever the process
-    imported before): the inputs would change with any string added anywhere in the code,
-    between an editable install and a wheel, and between the command line and the
-    language server. This backend is that provider without those constants, registered
-    the way Hypothesis takes alternative backends (``AVAILABLE_PROVIDERS`` and
-    ``settings(backend=...)``)."""
-    from hypothesis.internal.conjecture.providers import AVAILABLE_PROVIDERS, HypothesisProvider
-
-    class PlainProvider(HypothesisProvider):
-        """Hypothesis' provider, drawing no collected constants (neither the code's nor its
-        own list of interesting values)."""
-
-        def _maybe_draw_constant(self, choice_type: Any, constraints: Any, *,
-                                 p: float = 0.05) -> None:
-            return None
-
-    AVAILABLE_PROVIDERS[_PLAIN_BACKEND] = PlainProvider
-    return _PLAIN_BACKEND
-
-
 def hypothesis_args(specs: Sequence[TypeSpec], n: int, max_size: int = 8) -> list[tuple[Any, ...]]:
     """Up to ``n`` distinct argument tuples drawn by Hypothesis from
-    :data:`HYPOTHESIS_SEED` alone (:func:`plain_backend`; no database)."""
-    from hypothesis import HealthCheck, Phase, given, seed, settings
+    :data:`~codequorum.behaviour.seeded_draws.HYPOTHESIS_SEED` alone."""
     from hypothesis import strategies as st
 
     if n <= 0 or not specs:
         return []
-    _keep_hypothesis_out_of_the_workspace()
-    drawn: list[tuple[Any, ...]] = []
-    seen: set[str] = set()
-    strategy = st.tuples(*[_strategy(s, max_size) for s in specs])
-
-    @seed(HYPOTHESIS_SEED)
-    @settings(
-        backend=plain_backend(),
-        database=None,
-        max_examples=n * DRAWS_PER_INPUT,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-        deadline=None,
-    )
-    @given(strategy)
-    def collect(values: tuple[Any, ...]) -> None:
-        key = repr(values)
-        if key not in seen:
-            seen.add(key)
-            drawn.append(values)
-
-    collect()
-    return drawn[:n]
+    return distinct_draws(st.tuples(*[_strategy(s, max_size) for s in specs]), n)
 
 
 # ----------------------------------------------------------------------------- scaling
@@ -973,6 +899,52 @@ def _add_hypothesis(plan: InputPlan, specs: Sequence[Any], entry: str, count: in
                                     "hypothesis", False, label, typed_by_usage=by_usage))
 
 
+def _add_patterns(plan: InputPlan, version_set: VersionSet, specs: Sequence[Any], entry: str,
+                  known: set[str], by_usage: bool) -> None:
+    """Inputs whose string parameter a version tests against a regular expression take
+    strings matching each such pattern and strings just missing it
+    (:mod:`~codequorum.behaviour.pattern_strings`), the others held at ordinary values."""
+    fns = [f for f in (find_function(code, entry) for code in version_set.codes) if f]
+    names = [p.name for p in plan.params]
+    if not fns or len(names) != len(specs):
+        return
+    imports, _helpers = _module_names(version_set)
+    module = [version_set.module.source] if version_set.module is not None else []
+    held = module_patterns(_trees([*module, *version_set.codes]))
+    base = ordinary_args(specs)
+    made: list[tuple[Any, ...]] = []
+    for k, (name, spec) in enumerate(zip(names, specs, strict=True)):
+        if "str" not in _kinds(spec):
+            continue
+        for s in pattern_strings(searched_patterns(fns, name, held, imports)):
+            made.append((*base[:k], s, *base[k + 1:]))
+    for args in made[:MAX_PATTERN_INPUTS]:
+        label = call_label(entry, args)
+        if label not in known:
+            known.add(label)
+            plan.cases.append(InputCase(TestCase(kind="call", args=args, name=label),
+                                        "hypothesis", False, label, typed_by_usage=by_usage))
+
+
+#: Inputs drawn from the versions' patterns, at most, over every parameter.
+MAX_PATTERN_INPUTS = 8
+
+
+def _kinds(spec: TypeSpec) -> set[str]:
+    """The kinds a type spec allows at its top (a union's members')."""
+    return {spec[0]} if spec[0] != "union" else {s[0] for s in spec[1:]}
+
+
+def _trees(texts: Sequence[str]) -> list[ast.Module]:
+    out = []
+    for text in texts:
+        try:
+            out.append(pyast.parse(text))
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+    return out
+
+
 def collect_inputs(
     version_set: VersionSet,
     *,
@@ -1077,6 +1049,8 @@ def _editor_inputs(
                        by_usage)
             _add_optional(plan, fn, specs, entry, known, by_usage)
         _add_hypothesis(plan, specs, entry, hypothesis_examples, known, by_usage)
+        if inferred:
+            _add_patterns(plan, version_set, specs, entry, known, by_usage)
     elif use_hypothesis and not resolved and hypothesis_examples > 0:
         _add_bare_call(plan, entry, known)  # nothing to draw: called once, as it is
         if inferred:
@@ -1092,7 +1066,6 @@ def _editor_inputs(
 
 __all__ = [
     "DEFAULT_SIZES",
-    "HYPOTHESIS_SEED",
     "ORIGIN_WORDS",
     "InputCase",
     "InputOrigin",
@@ -1109,7 +1082,6 @@ __all__ = [
     "guess_entry_point",
     "hypothesis_args",
     "parameters",
-    "plain_backend",
     "resolve_annotation",
     "scaling_args",
     "sized_value",

@@ -130,3 +130,20 @@ def test_examples_beside_tests_are_checked_and_weigh_in_the_risk_as_pythons(
     assert js["risk_evidence"] == py["risk_evidence"] == "examples"
     assert js["risk"] == pytest.approx(py["risk"], abs=1e-12)
     assert js["recommendation"].startswith("keep version 1: passes both docstring examples")
+
+
+def test_validators_with_other_patterns_part_on_the_strings_of_their_patterns(
+        node_sandboxed: object) -> None:
+    versions = [
+        "const EMAIL = /^[\\w.+-]+@[\\w-]+\\.[a-z]{2,}$/i;\n"
+        "function isEmail(s) { return EMAIL.test(s); }",
+        "function isEmail(s) { return s.match(/^[^@ ]+@[^@ ]+$/) !== null; }",
+        "const isEmail = (s) => { const [user, domain = ''] = s.split('@');"
+        " return !!user && domain.includes('.'); };",
+    ]
+    ss = VersionSet.from_codes("emails", versions, language="javascript",
+                               entry_point="isEmail")
+    report = run_dynamic(ss, DynamicOptions())
+    # drawn text is never an address: without the patterns' strings the three agree
+    assert report.output_clusters == [[0], [1], [2]]
+    assert report.rules.input_label.startswith('isEmail("') and "@" in report.rules.input_label

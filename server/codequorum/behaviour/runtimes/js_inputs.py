@@ -54,6 +54,7 @@ from codequorum.behaviour.input_plan import (
     Proposer,
     found_input,
 )
+from codequorum.behaviour.pattern_strings import pattern_strings
 from codequorum.behaviour.runtimes import js_fill, js_instances, js_values
 from codequorum.behaviour.runtimes.js_callers import grammar, literal_calls
 from codequorum.behaviour.runtimes.js_literals import (
@@ -65,12 +66,14 @@ from codequorum.behaviour.runtimes.js_literals import (
     node_text,
     parse_expression,
 )
+from codequorum.behaviour.runtimes.js_patterns import searched_patterns
 from codequorum.behaviour.runtimes.js_prose import prose_examples
 from codequorum.behaviour.runtimes.js_tests import set_tests
 from codequorum.behaviour.runtimes.js_usage import (
     functions_in,
     guessed_across,
     helpers_in,
+    named_function,
     parameter_nodes,
     params_of,
 )
@@ -470,8 +473,8 @@ def collect_js_inputs(
         aliases = {**module_types(version_set.module), **aliases}
     shown = shown_types(plan)
     draw = typed if typed is not None else shown
-    if use_hypothesis and draw is not None and (typed is not None or not plan.cases
-                                                or version_set.module is None):
+    drawing = typed is not None or not plan.cases or version_set.module is None
+    if use_hypothesis and draw is not None and drawing:
         # beside the examples too, where versions part that they agree on: of the types
         # declared (as Python's annotations draw beside its doctests), or, for a function
         # alone, of the types the examples show (in its module, its calls are the truth)
@@ -485,6 +488,8 @@ def collect_js_inputs(
                       known)
     if use_hypothesis and not plan.cases:
         _add_guessed(plan, version_set, entry, hypothesis_examples, known)
+    if use_hypothesis and hypothesis_examples > 0 and drawing:
+        _add_patterns(plan, version_set, entry, typed or shown, aliases, known)
     if not plan.cases:
         plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
     elif scaling:
@@ -496,6 +501,29 @@ def collect_js_inputs(
     _on_example_instance(plan, entry)
     if use_hypothesis:
         _add_filled(plan, typing, qualified, aliases)
+    if _getter(version_set.codes, entry):
+        return _as_reads(plan, entry.rpartition(".")[2])
+    return plan
+
+
+_GETTER = re.compile(r"(?:static\s+)?get\s")
+
+
+def _getter(texts: Sequence[str], entry: str) -> bool:
+    """Whether every version that defines ``entry`` defines it as a getter (``get area()``)."""
+    found = [f for f in (named_function(t, entry) for t in texts) if f is not None]
+    return bool(found) and all(_GETTER.match(fn.text) for fn, _params in found)
+
+
+def _as_reads(plan: InputPlan, name: str) -> InputPlan:
+    """A getter's inputs named as what they do: ``r.area() after new Rect(2, 3)`` is
+    ``r.area after new Rect(2, 3)`` (the harness reads a getter as a call of no argument)."""
+    call = re.compile(rf"(?<![\w$]){re.escape(name)}\(\)")
+    for k, case in enumerate(plan.cases):
+        label = call.sub(name, case.label, count=1)
+        if label != case.label:
+            name_of = call.sub(name, case.test.name, count=1)
+            plan.cases[k] = replace(case, label=label, test=replace(case.test, name=name_of))
     return plan
 
 
@@ -585,15 +613,22 @@ def _on_example_instance(plan: InputPlan, entry: str) -> None:
     if first is None or first.test.receiver is None:
         return
     receiver = replace(first.test.receiver, method=None)
-    var = first.label.partition(".")[0]
+    # an instance the example makes inline (``new Rect(2, 3).area()``) has no name
+    var = "" if first.label.startswith("new ") else first.label.partition(".")[0]
     short = entry.split(".")[-1]
-    for k, case in enumerate(plan.cases):
+    labels = {c.label for c in plan.cases}
+    moved: list[InputCase] = []
+    for case in plan.cases:
         if case.test.receiver is not None or case.source not in MOVED_SOURCES:
+            moved.append(case)
             continue
         label = js_instances.receiver_label(receiver, var, short, case.test.args)
+        if label in labels:
+            continue  # the example's own call, drawn again
         test = replace(case.test, receiver=receiver,
                        name=label if case.test.name == case.label else case.test.name)
-        plan.cases[k] = replace(case, test=test, label=label)
+        moved.append(replace(case, test=test, label=label))
+    plan.cases[:] = moved
 
 
 def _add_filled(plan: InputPlan, texts: Sequence[str], entry: str,
@@ -767,6 +802,33 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
         return
     plan.notes.append("parameter types guessed from their use: " + ", ".join(types))
     _add_typed(plan, types, entry, count, known, by_usage=True)
+
+
+def _add_patterns(plan: InputPlan, version_set: VersionSet, entry: str,
+                  types: Sequence[str] | None, aliases: Mapping[str, str],
+                  known: set[str]) -> None:
+    """Inputs whose string parameter a version tests against a regular expression take
+    strings matching each such pattern and strings just missing it
+    (:mod:`~codequorum.behaviour.pattern_strings`), the others their first drawn value."""
+    module = version_set.module
+    found = searched_patterns(version_set.codes, entry, [module.source] if module else [])
+    if not found:
+        return
+    texts = [s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
+    types = types or guessed_across(texts, entry) or []
+    try:
+        base = [type_values(t, 1, aliases) for t in types]
+    except NotLiteral:
+        return
+    made = [(*base[:k], s, *base[k + 1:]) for k, patterns in sorted(found.items())
+            if k < len(base) for s in pattern_strings(patterns)]
+    for args in made[:MAX_PATTERN_INPUTS]:
+        label = _label(entry, args)
+        _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label, known)
+
+
+#: Inputs drawn from the versions' patterns, at most, over every parameter.
+MAX_PATTERN_INPUTS = 8
 
 
 #: The workspace's files of a module's view whose functions count as its helpers, at most.

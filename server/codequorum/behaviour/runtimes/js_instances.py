@@ -65,7 +65,11 @@ class Instance:
         return "new " + js_values.show_call(self.cls, self.args)
 
     def label(self, var: str, method: str, args: tuple[Any, ...]) -> str:
-        """``s.peek() after new Stack(), s.push(1), s.push(2)``, shortened."""
+        """``s.peek() after new Stack(), s.push(1), s.push(2)``, shortened; on an instance
+        made inline (``var`` empty, no step) ``new Box(2).volume()``."""
+        if not var and not self.steps:
+            text = f"{self.made()}.{js_values.show_call(method, args)}"
+            return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 3] + "..."
         calls = [self.made(), *(f"{var}.{js_values.show_call(m, a)}" for m, a in self.steps)]
         text = f"{var}.{js_values.show_call(method, args)} after {', '.join(calls)}"
         return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 3] + "..."

@@ -1,0 +1,65 @@
+"""Strings drawn from the versions' patterns: matches, near misses, refused patterns."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from codequorum.behaviour.pattern_strings import (
+    MAX_PATTERN_CHARS,
+    near_misses,
+    pattern_strings,
+    safe_pattern,
+)
+
+
+@pytest.mark.parametrize("text", [
+    r"(a+)+$",             # a repeat of a repeat: exponential backtracking
+    r"(\d{1,3})*x",        # a bounded repeat inside one without bound
+    r"(?:x*y)+",
+    r"a{1000}",            # a count past the limit
+    r"(x{1,20}){20}",      # nested counts multiplying past the limit
+    "(",                   # not a pattern
+    "a" * (MAX_PATTERN_CHARS + 1),
+    "",
+])
+def test_a_pattern_that_could_stall_or_grow_is_refused(text: str) -> None:
+    assert safe_pattern(text) is None
+
+
+def test_bounded_nesting_and_flags_are_kept() -> None:
+    ipv4 = safe_pattern(r"^(?:\d{1,3}\.){3}\d{1,3}$")
+    assert ipv4 is not None and ipv4.pattern.startswith("^(?:")
+    folded = safe_pattern("^hello$", re.I)
+    assert folded is not None and folded.flags & re.I
+
+
+def test_matches_then_near_misses_of_the_first() -> None:
+    pattern = safe_pattern(r"^\d{3}-\d{4}$")
+    assert pattern is not None
+    got = pattern_strings([pattern])
+    assert got == ["000-0000", "660-4876", "000-000", "000-0000 "]
+    assert [bool(pattern.fullmatch(s)) for s in got] == [True, True, False, False]
+    assert pattern_strings([pattern]) == got  # from the seed alone
+
+
+def test_every_pattern_gives_its_strings_within_the_limit() -> None:
+    email = safe_pattern(r"[^@ ]+@[^@ ]+")
+    digits = safe_pattern(r"\d+")
+    assert email is not None and digits is not None
+    got = pattern_strings([email, digits], limit=6)
+    assert len(got) == 6
+    assert all(email.fullmatch(s) for s in got[:2]) and digits.fullmatch(got[4])
+    assert all(32 <= ord(c) <= 126 for s in got for c in s)  # printable ASCII only
+
+
+def test_a_pattern_nothing_printable_matches_gives_no_string() -> None:
+    greek = safe_pattern("[α-ω]+")
+    assert greek is not None
+    assert pattern_strings([greek]) == []
+
+
+def test_near_misses_of_an_empty_match() -> None:
+    assert near_misses("") == [" "]
+    assert near_misses("ab") == ["a", "ab "]
