@@ -8,7 +8,8 @@ folder (nothing is vendored). Every function of the files named (a package's who
 as an editor collects them: JSDoc examples and types, TypeScript types, the uses of its
 parameters, calls in the package's files. Reported per package and overall: the share of
 functions that get inputs, and with ``--run`` the share whose inputs ran in the strict Node
-sandbox (one input finished without an exception); ``-v`` lists the functions without an
+sandbox (one input finished without an exception) and the share that returned more than one
+value over its inputs (where versions could part at all); ``-v`` lists the functions without an
 input and why.
 
     .venv/bin/python bench/bench_real_js_inputs.py [--run] [--json] [-v]
@@ -96,12 +97,21 @@ def tally(sets: list[Any], run: bool, verbose: bool) -> Counter[str]:
             ran = any(row and any(o is not None and o[1] is None for o in row)
                       for row in report.outcomes)
             counts["ran"] += ran
+            counts["varied"] += varied(report)
             if verbose and not ran and plan_has(plans, sets, ss):
                 raised = Counter(o[1] for row in report.outcomes for o in row or ()
                                  if o is not None and o[1] is not None)
                 why = "; ".join(str(n) for n in report.notes)[:300]
                 print(f"  not ran: {ss.task_id}: {dict(raised.most_common(3))} {why}")
     return counts
+
+
+def varied(report: Any) -> bool:
+    """Whether the function returned more than one value over its inputs: a function
+    returning one value (``false`` on every drawn string) tells versions apart nowhere."""
+    values = {o[0] for row in report.outcomes for o in row or ()
+              if o is not None and o[1] is None}
+    return len(values) > 1
 
 
 def plan_has(plans: list[Any], sets: list[Any], ss: Any) -> bool:
@@ -134,12 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"{'package':28} {'functions':>9} {'inputs':>7} {'ran':>6}")
+    print(f"{'package':28} {'functions':>9} {'inputs':>7} {'ran':>6} {'varied':>7}")
     for name, c in results.items():
         n = c.get("functions", 0) or 1
         ran = f"{c.get('ran', 0) / n:.0%}" if run else "-"
+        many = f"{c.get('varied', 0) / n:.0%}" if run else "-"
         print(f"{name:28} {c.get('functions', 0):9} {c.get('with_inputs', 0) / n:7.0%} "
-              f"{ran:>6}")
+              f"{ran:>6} {many:>7}")
     return 0
 
 

@@ -39,7 +39,8 @@ def test_matches_then_near_misses_of_the_first() -> None:
     pattern = safe_pattern(r"^\d{3}-\d{4}$")
     assert pattern is not None
     got = pattern_strings([pattern])
-    assert got == ["000-0000", "660-4876", "000-000", "000-0000 "]
+    # the shortest match, the one of most distinct characters, the first's near misses
+    assert got == ["000-0000", "160-9753", "000-000", "000-0000 "]
     assert [bool(pattern.fullmatch(s)) for s in got] == [True, True, False, False]
     assert pattern_strings([pattern]) == got  # from the seed alone
 
@@ -58,6 +59,14 @@ def test_a_pattern_nothing_printable_matches_gives_no_string() -> None:
     greek = safe_pattern("[α-ω]+")
     assert greek is not None
     assert pattern_strings([greek]) == []
+
+
+def test_the_second_match_holds_what_a_narrower_pattern_refuses() -> None:
+    snake = safe_pattern("[a-z_][a-z0-9_]*")
+    assert snake is not None
+    shortest, richest = pattern_strings([snake])[:2]
+    assert shortest == "_"
+    assert any(c.isdigit() for c in richest) and not re.fullmatch("[a-z_]+", richest)
 
 
 def test_near_misses_of_an_empty_match() -> None:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from codequorum.behaviour.seeded_draws import DRAWS_PER_INPUT, distinct_draws
+from codequorum.behaviour.seeded_draws import distinct_draws
 
 #: A pattern longer than this is not drawn from.
 MAX_PATTERN_CHARS = 300
@@ -107,24 +107,43 @@ def pattern_strings(patterns: Sequence[re.Pattern[str]], limit: int = MAX_STRING
     for pattern in patterns:
         matches = _matches(pattern, MATCHES_PER_PATTERN)
         for s in [*matches, *(near_misses(matches[0]) if matches else [])]:
-            if s not in out and len(s) <= MAX_STRING_CHARS:
+            if s not in out:
                 out.append(s)
     return out[:limit]
 
 
+#: Strings drawn of a pattern to choose its matches from.
+DRAWN_PER_PATTERN = 8
+
+
 def _matches(pattern: re.Pattern[str], n: int) -> list[str]:
-    """Up to ``n`` distinct strings matching ``pattern`` whole, the shorter first, drawn
-    from the seed alone."""
+    """Up to ``n`` distinct strings matching ``pattern`` whole, drawn from the seed alone:
+    the shortest first, then those with the most kinds of character (lower and upper case,
+    digits, punctuation, spaces) and distinct characters, where versions whose patterns
+    allow fewer part (``[a-z_]+`` against ``[a-z_][a-z0-9_]*`` on ``bo0kj4z9rj``)."""
     from hypothesis import strategies as st
     from hypothesis.errors import HypothesisException
 
     printable = st.characters(min_codepoint=32, max_codepoint=126)
     strategy = st.from_regex(pattern, fullmatch=True, alphabet=printable)
     try:
-        seen = distinct_draws(strategy, n, tries=DRAWS_PER_INPUT * 2)
+        seen = distinct_draws(strategy, DRAWN_PER_PATTERN)
     except (HypothesisException, re.error, ValueError, OverflowError, RecursionError):
         return []  # nothing printable matches it, or Hypothesis cannot read it
-    return sorted(seen, key=lambda s: (len(s), s))[:n]
+    kept = [s for s in seen if len(s) <= MAX_STRING_CHARS]
+    if not kept:
+        return []
+    first = min(kept, key=lambda s: (len(s), s))
+    rest = sorted((s for s in kept if s != first),
+                  key=lambda s: (*(-k for k in _variety(s)), len(s), s))
+    return [first, *rest][:n]
+
+
+def _variety(s: str) -> tuple[int, int]:
+    """How many kinds of character ``s`` holds, and how many distinct characters."""
+    kinds = {"lower" if c.islower() else "upper" if c.isupper() else "digit" if c.isdigit()
+             else "space" if c.isspace() else "other" for c in s}
+    return len(kinds), len(set(s))
 
 
 __all__ = ["MAX_STRINGS", "near_misses", "pattern_strings", "safe_pattern"]
