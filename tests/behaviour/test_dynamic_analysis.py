@@ -1043,3 +1043,15 @@ def test_validators_with_other_patterns_part_on_the_strings_of_their_patterns() 
     assert report.output_clusters == [[0], [1], [2]]
     assert report.rules.divergence is not None
     assert report.rules.input_label.startswith("is_email('") and "@" in report.rules.input_label
+
+
+def test_versions_part_at_the_bound_they_compare_with() -> None:
+    # 90 is no edge value and Hypothesis rarely draws it: only the compared literal finds
+    # where ``>`` and ``>=`` part
+    versions = ["def passed(score: int) -> bool:\n    return score >= 90\n",
+                "def passed(score: int) -> bool:\n    return score > 90\n",
+                "def passed(score: int) -> bool:\n    return not score < 90\n"]
+    ss = VersionSet.from_codes("bounds", versions, entry_point="passed")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    assert report.output_clusters == [[0, 2], [1]]
+    assert report.rules.input_label == "passed(90)"

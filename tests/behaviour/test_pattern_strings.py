@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import re
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
+from codequorum.behaviour import pattern_strings as pattern_strings_module
 from codequorum.behaviour.pattern_strings import (
     MAX_PATTERN_CHARS,
+    chosen_matches,
     near_misses,
     pattern_strings,
     safe_pattern,
@@ -67,6 +72,40 @@ def test_the_second_match_holds_what_a_narrower_pattern_refuses() -> None:
     shortest, richest = pattern_strings([snake])[:2]
     assert shortest == "_"
     assert any(c.isdigit() for c in richest) and not re.fullmatch("[a-z_]+", richest)
+
+
+def test_a_pattern_that_backtracks_for_ever_stalls_only_a_child_that_is_killed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # no repeat in a repeat, but three overlapping branches 64 times: Hypothesis' check of
+    # each drawn string backtracks through 3^64 ways
+    ambiguous = safe_pattern("(?:a|aa|aaa){64}")
+    digits = safe_pattern(r"\d{3}")
+    assert ambiguous is not None and digits is not None
+    monkeypatch.setattr(pattern_strings_module, "DRAW_SECONDS", 3.0)
+    started = time.monotonic()
+    assert pattern_strings([digits, ambiguous]) == []
+    assert time.monotonic() - started < 20
+    assert pattern_strings([digits]) == ["000", "219", "00", "000 "]
+
+
+def test_nothing_of_the_folder_the_child_runs_in_is_imported(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The child runs isolated: a workspace's ``hypothesis.py`` in its working folder (even
+    where the child's own folder is that one) is never imported."""
+    marker = tmp_path / "imported"
+    (tmp_path / "hypothesis.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    digits = safe_pattern(r"\d{3}")
+    assert digits is not None
+    assert pattern_strings([digits])[0] == "000"
+    assert not marker.exists()
+
+
+def test_the_matches_kept_are_the_shortest_then_the_most_varied() -> None:
+    drawn = ["abc", "a", "a1B", "x" * 200, "ab", "a"]
+    assert chosen_matches(drawn, 2) == ["a", "a1B"]
+    assert chosen_matches(["x" * 200], 2) == []
 
 
 def test_near_misses_of_an_empty_match() -> None:

@@ -33,7 +33,9 @@ In order:
    (:mod:`codequorum.behaviour.usage_types`); draws have bounded sizes and a fixed seed,
    from the seed alone (never from constants of the code loaded in the process); a string
    parameter a version searches with a regular expression also takes strings matching each
-   such pattern and strings just missing it (:mod:`codequorum.behaviour.pattern_strings`);
+   such pattern and strings just missing it (:mod:`codequorum.behaviour.pattern_strings`),
+   and a parameter a version compares with a literal that literal, either side of a bound
+   (:mod:`codequorum.behaviour.usage_literals`);
 6. ``scaling``: a series of sizes (8, 64, 512) for sequence and string parameters (or, if
    there are none, integer parameters), other parameters held at an example's values; used
    to estimate each candidate's growth.
@@ -72,6 +74,7 @@ from codequorum.behaviour.examples import call_label, doctest_cases, inner_call_
 from codequorum.behaviour.expectations import Expectation
 from codequorum.behaviour.pattern_strings import pattern_strings
 from codequorum.behaviour.seeded_draws import distinct_draws
+from codequorum.behaviour.usage_literals import compared_literals
 from codequorum.behaviour.usage_patterns import module_patterns, searched_patterns
 from codequorum.behaviour.usage_scope import FunctionNode, imported_names, top_functions
 from codequorum.behaviour.usage_types import usage_spec
@@ -905,27 +908,58 @@ def _add_patterns(plan: InputPlan, version_set: VersionSet, specs: Sequence[Any]
     strings matching each such pattern and strings just missing it
     (:mod:`~codequorum.behaviour.pattern_strings`), the others held at ordinary values."""
     fns = [f for f in (find_function(code, entry) for code in version_set.codes) if f]
-    names = [p.name for p in plan.params]
-    if not fns or len(names) != len(specs):
+    if not fns or len(plan.params) != len(specs):
         return
     imports, _helpers = _module_names(version_set)
     module = [version_set.module.source] if version_set.module is not None else []
     held = module_patterns(_trees([*module, *version_set.codes]))
+    values = [pattern_strings(searched_patterns(fns, p.name, held, imports))
+              if "str" in _kinds(spec) else []
+              for p, spec in zip(plan.params, specs, strict=True)]
+    _add_held(plan, values, specs, entry, known, by_usage, MAX_PATTERN_INPUTS)
+
+
+def _add_literals(plan: InputPlan, version_set: VersionSet, specs: Sequence[Any], entry: str,
+                  known: set[str], by_usage: bool) -> None:
+    """Inputs whose parameter takes each literal a version compares it with (and either side
+    of a bound: ``n > 100`` gives 99, 100, 101), those only some versions check first
+    (:mod:`~codequorum.behaviour.usage_literals`), the others held at ordinary values."""
+    fns = [f for f in (find_function(code, entry) for code in version_set.codes) if f]
+    if not fns or len(plan.params) != len(specs):
+        return
+    values = [[v for v in compared_literals(fns, p.name) if _fits(v, _kinds(spec))]
+              for p, spec in zip(plan.params, specs, strict=True)]
+    _add_held(plan, values, specs, entry, known, by_usage, MAX_LITERAL_INPUTS)
+
+
+def _fits(value: Any, kinds: set[str]) -> bool:
+    """Whether a literal is a value of a parameter of these kinds (an int is a float's)."""
+    if isinstance(value, str):
+        return "str" in kinds
+    if isinstance(value, int):
+        return bool(kinds & {"int", "float"})
+    return isinstance(value, float) and "float" in kinds
+
+
+def _add_held(plan: InputPlan, values: Sequence[Sequence[Any]], specs: Sequence[Any],
+              entry: str, known: set[str], by_usage: bool, most: int) -> None:
+    """Inputs giving each parameter in turn each of its ``values``, the others held at
+    ordinary values; at most ``most`` new ones."""
     base = ordinary_args(specs)
-    made: list[tuple[Any, ...]] = []
-    for k, (name, spec) in enumerate(zip(names, specs, strict=True)):
-        if "str" not in _kinds(spec):
-            continue
-        for s in pattern_strings(searched_patterns(fns, name, held, imports)):
-            made.append((*base[:k], s, *base[k + 1:]))
-    for args in made[:MAX_PATTERN_INPUTS]:
+    made = [(*base[:k], v, *base[k + 1:]) for k, column in enumerate(values) for v in column]
+    added = 0
+    for args in made:
         label = call_label(entry, args)
-        if label not in known:
-            known.add(label)
-            plan.cases.append(InputCase(TestCase(kind="call", args=args, name=label),
-                                        "hypothesis", False, label, typed_by_usage=by_usage))
+        if label in known or added >= most:
+            continue
+        known.add(label)
+        added += 1
+        plan.cases.append(InputCase(TestCase(kind="call", args=args, name=label),
+                                    "hypothesis", False, label, typed_by_usage=by_usage))
 
 
+#: Inputs of the literals the versions compare a parameter with, at most, over every one.
+MAX_LITERAL_INPUTS = 8
 #: Inputs drawn from the versions' patterns, at most, over every parameter.
 MAX_PATTERN_INPUTS = 8
 
@@ -1051,6 +1085,7 @@ def _editor_inputs(
         _add_hypothesis(plan, specs, entry, hypothesis_examples, known, by_usage)
         if inferred:
             _add_patterns(plan, version_set, specs, entry, known, by_usage)
+            _add_literals(plan, version_set, specs, entry, known, by_usage)
     elif use_hypothesis and not resolved and hypothesis_examples > 0:
         _add_bare_call(plan, entry, known)  # nothing to draw: called once, as it is
         if inferred:

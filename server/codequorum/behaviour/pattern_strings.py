@@ -6,18 +6,26 @@ A random string matches almost no pattern, so every version of a validator says 
 on every drawn input and they all agree. Drawing from the patterns themselves gives inputs
 on both sides of each version's boundary. The patterns come from the versions (untrusted):
 one that is long, repeats a repeat (``(a+)+``: matching could take exponential time) or
-counts past :data:`MAX_COUNT` is not drawn from. Hypothesis draws the strings from
+counts past :data:`MAX_COUNT` is not drawn from, and the drawing (Hypothesis checks each
+string it draws against the pattern, and an ambiguous one, ``(?:a|aa|aaa){64}``, backtracks
+for ever) runs in a child process killed past :data:`DRAW_SECONDS`
+(:mod:`~codequorum.behaviour.pattern_draw`). Hypothesis draws the strings from
 :data:`~codequorum.behaviour.seeded_draws.HYPOTHESIS_SEED` alone, printable ASCII only, so
 a label reads plainly and the same inputs come on every run.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import re
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from codequorum.behaviour.seeded_draws import distinct_draws
+log = logging.getLogger(__name__)
 
 #: A pattern longer than this is not drawn from.
 MAX_PATTERN_CHARS = 300
@@ -101,11 +109,13 @@ def near_misses(s: str) -> list[str]:
 
 def pattern_strings(patterns: Sequence[re.Pattern[str]], limit: int = MAX_STRINGS) -> list[str]:
     """For each pattern in turn: :data:`MATCHES_PER_PATTERN` distinct strings matching it
-    whole, then the :func:`near_misses` of the first; distinct, at most ``limit``. A pattern
-    Hypothesis cannot draw from (printable ASCII cannot match it) gives none."""
+    whole (:func:`chosen_matches` of those drawn), then the :func:`near_misses` of the
+    first; distinct, at most ``limit``. A pattern Hypothesis cannot draw from (printable
+    ASCII cannot match it) gives none, and so does every pattern when drawing them takes
+    longer than :data:`DRAW_SECONDS`."""
     out: list[str] = []
-    for pattern in patterns:
-        matches = _matches(pattern, MATCHES_PER_PATTERN)
+    for drawn in _drawn(patterns):
+        matches = chosen_matches(drawn, MATCHES_PER_PATTERN)
         for s in [*matches, *(near_misses(matches[0]) if matches else [])]:
             if s not in out:
                 out.append(s)
@@ -114,23 +124,41 @@ def pattern_strings(patterns: Sequence[re.Pattern[str]], limit: int = MAX_STRING
 
 #: Strings drawn of a pattern to choose its matches from.
 DRAWN_PER_PATTERN = 8
+#: How long drawing every pattern of a set may take, in seconds.
+DRAW_SECONDS = 15.0
+_CHILD = [sys.executable, "-I", "-B", "-m", "codequorum.behaviour.pattern_draw"]
 
 
-def _matches(pattern: re.Pattern[str], n: int) -> list[str]:
-    """Up to ``n`` distinct strings matching ``pattern`` whole, drawn from the seed alone:
-    the shortest first, then those with the most kinds of character (lower and upper case,
-    digits, punctuation, spaces) and distinct characters, where versions whose patterns
-    allow fewer part (``[a-z_]+`` against ``[a-z_][a-z0-9_]*`` on ``bo0kj4z9rj``)."""
-    from hypothesis import strategies as st
-    from hypothesis.errors import HypothesisException
-
-    printable = st.characters(min_codepoint=32, max_codepoint=126)
-    strategy = st.from_regex(pattern, fullmatch=True, alphabet=printable)
+def _drawn(patterns: Sequence[re.Pattern[str]]) -> list[list[str]]:
+    """The strings drawn of each pattern, in a child process
+    (:mod:`~codequorum.behaviour.pattern_draw`) killed past :data:`DRAW_SECONDS`."""
+    if not patterns:
+        return []
+    asked = json.dumps({"patterns": [[p.pattern, int(p.flags)] for p in patterns],
+                        "count": DRAWN_PER_PATTERN})
     try:
-        seen = distinct_draws(strategy, DRAWN_PER_PATTERN)
-    except (HypothesisException, re.error, ValueError, OverflowError, RecursionError):
-        return []  # nothing printable matches it, or Hypothesis cannot read it
-    kept = [s for s in seen if len(s) <= MAX_STRING_CHARS]
+        done = subprocess.run(_CHILD, input=asked, capture_output=True, text=True,
+                              timeout=DRAW_SECONDS, cwd=tempfile.gettempdir(), check=True)
+        got = json.loads(done.stdout)
+    except subprocess.TimeoutExpired:
+        log.warning("strings of %d patterns not drawn: past %.0f s (a pattern that backtracks)",
+                    len(patterns), DRAW_SECONDS)
+        return []
+    except (OSError, subprocess.CalledProcessError, ValueError) as exc:
+        log.warning("strings of %d patterns not drawn: %s", len(patterns), exc)
+        return []
+    if not isinstance(got, list) or len(got) != len(patterns):
+        return []
+    return [[s for s in row if isinstance(s, str)] if isinstance(row, list) else []
+            for row in got]
+
+
+def chosen_matches(drawn: Sequence[str], n: int) -> list[str]:
+    """Up to ``n`` of the matches drawn: the shortest first, then those with the most kinds
+    of character (lower and upper case, digits, punctuation, spaces) and distinct
+    characters, where versions whose patterns allow fewer part (``[a-z_]+`` against
+    ``[a-z_][a-z0-9_]*`` on ``bo0kj4z9rj``); none longer than :data:`MAX_STRING_CHARS`."""
+    kept = list(dict.fromkeys(s for s in drawn if len(s) <= MAX_STRING_CHARS))
     if not kept:
         return []
     first = min(kept, key=lambda s: (len(s), s))
@@ -146,4 +174,4 @@ def _variety(s: str) -> tuple[int, int]:
     return len(kinds), len(set(s))
 
 
-__all__ = ["MAX_STRINGS", "near_misses", "pattern_strings", "safe_pattern"]
+__all__ = ["MAX_STRINGS", "chosen_matches", "near_misses", "pattern_strings", "safe_pattern"]

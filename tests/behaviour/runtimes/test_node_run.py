@@ -147,3 +147,17 @@ def test_validators_with_other_patterns_part_on_the_strings_of_their_patterns(
     # drawn text is never an address: without the patterns' strings the three agree
     assert report.output_clusters == [[0], [1], [2]]
     assert report.rules.input_label.startswith('isEmail("') and "@" in report.rules.input_label
+
+
+def test_versions_part_on_the_literals_they_compare_with(node_sandboxed: object) -> None:
+    versions = [
+        "function allowed(method: string): boolean { return ['GET', 'HEAD'].includes(method); }",
+        "function allowed(method: string): boolean { return method === 'GET'; }",
+        "function allowed(method: string): boolean {\n  switch (method) { case 'GET': case 'HEAD':"
+        " return true; default: return false; }\n}",
+    ]
+    ss = VersionSet.from_codes("methods", versions, language="typescript",
+                               entry_point="allowed")
+    report = run_dynamic(ss, DynamicOptions())
+    assert report.output_clusters == [[0, 2], [1]]
+    assert report.rules.input_label == 'allowed("HEAD")'

@@ -57,6 +57,7 @@ from codequorum.behaviour.input_plan import (
 from codequorum.behaviour.pattern_strings import pattern_strings
 from codequorum.behaviour.runtimes import js_fill, js_instances, js_values
 from codequorum.behaviour.runtimes.js_callers import grammar, literal_calls
+from codequorum.behaviour.runtimes.js_compared import compared_literals
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
     call_arguments,
@@ -82,6 +83,7 @@ from codequorum.behaviour.runtimes.ts_draws import (
     repeated,
     repeats,
     type_values,
+    union_members,
     value_type,
 )
 from codequorum.behaviour.runtimes.ts_parameters import (
@@ -809,10 +811,14 @@ def _add_patterns(plan: InputPlan, version_set: VersionSet, entry: str,
                   known: set[str]) -> None:
     """Inputs whose string parameter a version tests against a regular expression take
     strings matching each such pattern and strings just missing it
-    (:mod:`~codequorum.behaviour.pattern_strings`), the others their first drawn value."""
+    (:mod:`~codequorum.behaviour.pattern_strings`), the others their first drawn value;
+    then those whose parameter takes each literal a version compares it with
+    (:mod:`~codequorum.behaviour.runtimes.js_compared`: ``p === "admin"``, either side of
+    ``n > 100``), those only some versions check first."""
     module = version_set.module
     found = searched_patterns(version_set.codes, entry, [module.source] if module else [])
-    if not found:
+    compared = compared_literals(version_set.codes, entry)
+    if not found and not compared:
         return
     texts = [s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
     types = types or guessed_across(texts, entry) or []
@@ -820,13 +826,33 @@ def _add_patterns(plan: InputPlan, version_set: VersionSet, entry: str,
         base = [type_values(t, 1, aliases) for t in types]
     except NotLiteral:
         return
-    made = [(*base[:k], s, *base[k + 1:]) for k, patterns in sorted(found.items())
-            if k < len(base) for s in pattern_strings(patterns)]
-    for args in made[:MAX_PATTERN_INPUTS]:
-        label = _label(entry, args)
-        _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label, known)
+    strings = {k: pattern_strings(patterns) for k, patterns in found.items()}
+    fitting = {k: [v for v in values if _fits(v, types[k], aliases)]
+               for k, values in compared.items() if k < len(types)}
+    for held, most in ((strings, MAX_PATTERN_INPUTS), (fitting, MAX_LITERAL_INPUTS)):
+        made = [(*base[:k], v, *base[k + 1:]) for k, values in sorted(held.items())
+                if k < len(base) for v in values]
+        added = 0
+        for args in made:
+            label = _label(entry, args)
+            if label not in known and added < most:
+                added += 1
+                _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label,
+                     known)
 
 
+def _fits(value: Any, type_text: str, aliases: Mapping[str, str]) -> bool:
+    """Whether a literal is a value of the parameter's type (a string of ``string``, a
+    number of ``number``, either of ``any``)."""
+    t = unwrapped(aliases.get(unwrapped(type_text), type_text))
+    members = {unwrapped(m) for m in union_members(t)}
+    if members & {"any", "unknown"}:
+        return True
+    return ("string" in members) if isinstance(value, str) else ("number" in members)
+
+
+#: Inputs of the literals the versions compare a parameter with, at most, over every one.
+MAX_LITERAL_INPUTS = 8
 #: Inputs drawn from the versions' patterns, at most, over every parameter.
 MAX_PATTERN_INPUTS = 8
 

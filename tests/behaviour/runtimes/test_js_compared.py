@@ -1,0 +1,22 @@
+"""The literals JavaScript and TypeScript versions compare a parameter with."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.runtimes.js_compared import compared_literals
+
+
+def test_equalities_switches_includes_and_bounds_by_position() -> None:
+    versions = [
+        "function f(p, n) { switch (p) { case 'a': case 2: return 1; default: return 0; }"
+        " if (n >= 10 && ['x', 'y'].includes(p) && p !== \"z\" && -3 < n) return 2; }",
+        "const f = (p: string, n: number): boolean => p === 'a' || n > 10 || n == 2.5;",
+    ]
+    # what only the first version checks first, then what both do
+    assert compared_literals(versions, "f") == {0: [2, "x", "y", "z", "a"],
+                                                1: [-4, -3, -2, 2.5, 9, 10, 11]}
+
+
+def test_what_is_no_literal_or_no_parameter_is_not_taken() -> None:
+    versions = ["function f(p) { const q = p; return q === 'a' || p === LIMIT || p === true"
+                " || p.length > 3 || p == null; }"]
+    assert compared_literals(versions, "f") == {}
