@@ -178,3 +178,18 @@ def test_runs_leave_no_sandbox_directory(tmp_path: Path, monkeypatch: pytest.Mon
     results = run_candidates(codes, [Case("call")], "f", start_method="exec", jobs=2)
     assert [r.status for r in results] == ["ok", "ok"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_after_a_test_overruns_the_later_ones_get_half_its_budget_and_cheap_ones_still_run(
+) -> None:
+    """Six inputs that hang, then three cheap ones: at a fixed 0.5 s each the hangs would
+    take 3 s of a 2.6 s run and the cheap inputs would never run; halved after each, down
+    to 0.25 s (0.5, 0.25, ...: 1.75 s), they leave room for them."""
+    code = "import time\ndef f(n):\n    if n < 0:\n        time.sleep(60)\n    return n * n\n"
+    tests = [Case("call", args=(n,), name=f"f({n})") for n in (-1, -2, -3, -4, -5, -6, 1, 2, 3)]
+    limits = Limits(wall_seconds=2.6, cpu_seconds=2.6, test_seconds=0.5)
+    result = run_candidate(code, tests, "f", limits)
+    assert [t.exc_type for t in result.tests] == ["Timeout"] * 6 + [None] * 3
+    assert [t.exc_message for t in result.tests[:3]] == [
+        "test ran longer than 0.5s", "test ran longer than 0.25s", "test ran longer than 0.25s"]
+    assert [t.output for t in result.tests[6:]] == ["1", "4", "9"]

@@ -89,6 +89,8 @@ SKIPPED = "Skipped"
 #: version's code is specialised, as it is for its later calls.
 WARM_CALLS = 8
 TIMER_REPEAT_SECONDS = 0.1
+#: The shortest a test's budget gets after tests before it overran (``Harness._shorten``).
+SHORTEST_TEST_SECONDS = 0.25
 
 
 # --------------------------------------------------------------------------- messages
@@ -465,6 +467,14 @@ class Harness:
             self.fired = True
             raise Timeout(f"test ran longer than {self.test_seconds:g}s")
 
+    def _shorten(self) -> None:
+        """After a test overran, the later ones get half its budget (down to
+        :data:`SHORTEST_TEST_SECONDS`): four that hang take under twice the first budget
+        together (the run's overrun allowance, by default), and the cheap inputs after
+        them still run (a version slow on a huge number is still heard on 13)."""
+        if self.test_seconds is not None:
+            self.test_seconds = max(SHORTEST_TEST_SECONDS, self.test_seconds / 2)
+
     def _arm(self) -> None:
         """Start the test's clock; it fires again every 0.1 s until disarmed."""
         self.fired = False
@@ -668,6 +678,7 @@ class Harness:
             self.timeouts += 1
             if not isinstance(raised, Timeout):
                 raised = Timeout(f"test ran longer than {self.test_seconds:g}s")
+            self._shorten()
         if raised is not None:
             if isinstance(raised, MemoryError):
                 self.memory_error = True
