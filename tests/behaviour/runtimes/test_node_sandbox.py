@@ -223,3 +223,16 @@ def test_a_generators_items_are_its_value(node_sandboxed: object) -> None:
     thrown = "function* sq(n) { yield 0; throw new TypeError('x'); }"
     out = JAVASCRIPT.run(thrown, [call(3)], "sq", Limits()).tests[0].output or ""
     assert js_values.parse(out) == {"$": "generator", "v": [0], "raised": "TypeError"}
+
+
+def test_after_a_test_overruns_the_later_ones_get_half_its_budget(
+        node_sandboxed: object) -> None:
+    """Six inputs that loop for ever, then three cheap ones: at a fixed 0.5 s each the
+    loops would take 3 s of a 2.6 s run and the cheap inputs would never run; halved after
+    each, down to 0.25 s (1.75 s), they leave room for them (as Python's child does)."""
+    code = "function f(n) { if (n < 0) { for (;;) {} } return n * n; }"
+    tests = [call(n) for n in (-1, -2, -3, -4, -5, -6, 1, 2, 3)]
+    limits = Limits(wall_seconds=2.6, cpu_seconds=2.6, test_seconds=0.5)
+    result = JAVASCRIPT.run(code, tests, "f", limits)
+    assert [t.exc_type for t in result.tests] == ["Timeout"] * 6 + [None] * 3
+    assert [t.output for t in result.tests[6:]] == ["1", "4", "9"]

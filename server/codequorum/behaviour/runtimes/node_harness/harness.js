@@ -29,6 +29,8 @@ const { watchIterators } = require(path.join(__dirname, 'iterators.js'));
 const MAX_OUTPUT = 512 * 1024;
 // Timers an async version's promise may wait on before it is called pending.
 const MAX_TICKS = 256;
+// The shortest a test's budget gets after tests before it overran (ms), as Python's child.
+const SHORTEST_TEST_MS = 250;
 // The layers the launcher put in place (``launch.py``), then out of the environment.
 const LAYERS = String(process.env.CODEQUORUM_LAYERS || '').split(',').filter(Boolean);
 delete process.env.CODEQUORUM_LAYERS;
@@ -230,7 +232,9 @@ function runMode(msg) {
   vm.runInContext(GLOBALS_SRC, ctx, { filename: 'globals.js' })(bridge);
   vm.runInContext(NEWER_SRC, ctx, { filename: 'newer.js' });
   const testSeconds = msg.limits && msg.limits.test_seconds;
-  const timeout = testSeconds ? Math.max(1, Math.round(testSeconds * 1000)) : undefined;
+  // after a test overruns it, each later test gets half the budget (down to
+  // SHORTEST_TEST_MS): a version slow on a few inputs still runs the cheap ones after them
+  let timeout = testSeconds ? Math.max(1, Math.round(testSeconds * 1000)) : undefined;
   const entry = String(msg.entry_point || '');
   send({ type: 'hello', layers: LAYERS, python: 'node ' + process.versions.node });
   const trace = msg.trace ? startTrace(ctx) : null;
@@ -297,6 +301,7 @@ function runMode(msg) {
       if (err && err.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
         timeouts++;
         if (test.series) skipped.add(test.series);
+        if (timeout) timeout = Math.max(Math.min(timeout, SHORTEST_TEST_MS), Math.round(timeout / 2));
         answer = JSON.stringify({ exc_type: 'Timeout', exc_message: 'per-test limit' });
       } else {
         answer = JSON.stringify({ exc_type: 'InternalError', exc_message: String(err && err.message) });
