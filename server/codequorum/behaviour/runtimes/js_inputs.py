@@ -28,7 +28,9 @@ on instances its class's fillers filled (``js_fill.py``); the model's
 proposed inputs
 where nothing else exists; last, values of the types the parameters' use in the body
 suggests (``js_usage.py``: string and array methods, records, maps and sets, what a string
-searches for, the elements' own use; from the first version that shows a parameter's use).
+searches for, the elements' own use; from the first version that shows a parameter's use);
+wherever values are drawn, strings of the patterns a version tests a parameter against
+(``js_patterns.py``) and the literals it compares one with (``js_compared.py``).
 Literals are read with tree-sitter
 into the canonical form (``js_values.py``); a call that is not all literals is skipped.
 Last of all, the scaling series of the growth: arrays and strings (else a number) of each
@@ -491,7 +493,7 @@ def collect_js_inputs(
     if use_hypothesis and not plan.cases:
         _add_guessed(plan, version_set, entry, hypothesis_examples, known)
     if use_hypothesis and hypothesis_examples > 0 and drawing:
-        _add_patterns(plan, version_set, entry, typed or shown, aliases, known)
+        _add_tested_values(plan, version_set, entry, typed or shown, aliases, known)
     if not plan.cases:
         plan.notes.append("no examples, parameter types or proposed inputs: nothing to run")
     elif scaling:
@@ -806,7 +808,7 @@ def _add_guessed(plan: InputPlan, version_set: VersionSet, entry: str, count: in
     _add_typed(plan, types, entry, count, known, by_usage=True)
 
 
-def _add_patterns(plan: InputPlan, version_set: VersionSet, entry: str,
+def _add_tested_values(plan: InputPlan, version_set: VersionSet, entry: str,
                   types: Sequence[str] | None, aliases: Mapping[str, str],
                   known: set[str]) -> None:
     """Inputs whose string parameter a version tests against a regular expression take
