@@ -8,10 +8,10 @@ Steps:
 3. every candidate runs every input in one sandbox child (:mod:`codequorum.behaviour.sandbox`),
    traced. An input that overruns ``test_timeout_seconds`` gets outcome ``Timeout`` and
    the child goes on with the next one, each later input with half the budget of the one
-   that overran (down to 0.25 s, in the strict and weak sandboxes' child and in Node's
-   harness; the portable guest meters each test's fuel); after a timeout on a scaling
-   size the larger sizes are not run. The child's whole run is bounded by ``timeout_seconds`` plus
-   ``test_timeout_seconds`` for each of up to ``overrun_allowance`` such inputs;
+   that overran (down to 0.25 s; in every sandbox and in Node's harness); after a timeout
+   on a scaling size the larger sizes are not run. The child's whole run is bounded by
+   ``timeout_seconds`` plus ``test_timeout_seconds`` for each of up to
+   ``overrun_allowance`` such inputs;
 4. metrics: SCTD over the static counts, DCTD over the traces of inputs a candidate
    passed (graded inputs: the test passed; other inputs: returned without an exception),
    BEF = SCTD / (DCTD + 1e-9), pass rates over graded inputs (if there are none: the share

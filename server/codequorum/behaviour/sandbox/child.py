@@ -473,7 +473,8 @@ class Harness:
         together (the run's overrun allowance, by default), and the cheap inputs after
         them still run (a version slow on a huge number is still heard on 13)."""
         if self.test_seconds is not None:
-            self.test_seconds = max(SHORTEST_TEST_SECONDS, self.test_seconds / 2)
+            seconds = self.test_seconds
+            self.test_seconds = max(min(seconds, SHORTEST_TEST_SECONDS), seconds / 2)
 
     def _arm(self) -> None:
         """Start the test's clock; it fires again every 0.1 s until disarmed."""

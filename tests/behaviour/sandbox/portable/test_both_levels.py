@@ -274,3 +274,17 @@ def test_a_flood_of_small_well_formed_messages_is_refused_as_a_flood(
     [result] = run_candidates([code], TESTS[:1], "f", Limits(wall_seconds=30.0), sandbox=level)
     assert result.status == "protocol-violation", result
     assert "message flood" in result.detail
+
+
+@pytest.mark.parametrize("level", ["strict", "portable"])
+def test_after_a_test_overruns_the_later_ones_get_half_its_budget(level: str) -> None:
+    """Both levels shorten the budget after an overrun alike: the second hang is told at
+    half the first's budget, and the cheap test after the hangs still runs."""
+    code = "def f(n):\n    while n < 0:\n        pass\n    return n * n\n"
+    tests = [Case("call", args=(n,), name=f"f({n})") for n in (-1, -2, -3, 2)]
+    [result] = run_candidates([code], tests, "f",
+                              Limits(wall_seconds=60.0, test_seconds=1.0), sandbox=level)
+    assert [t.exc_type for t in result.tests] == ["Timeout"] * 3 + [None]
+    assert [t.exc_message for t in result.tests[:3]] == [
+        "test ran longer than 1s", "test ran longer than 0.5s", "test ran longer than 0.25s"]
+    assert result.tests[3].output == "4"

@@ -46,6 +46,8 @@ from typing import Any, ClassVar
 HERE = os.path.dirname(os.path.abspath(__file__))
 HARNESS = os.path.dirname(HERE)
 TICK_SECONDS = 0.01
+#: The shortest a test's budget gets after tests before it overran (as the strict child's).
+SHORTEST_TEST_SECONDS = 0.25
 STDERR_KEEP = 4096
 #: How long a version waits for its grader's guest to be ready.
 READY_SECONDS = 20.0
@@ -505,6 +507,7 @@ class Host:
             if guest.stop == "test":
                 timeouts += 1
                 self._timed_out(todo[over], tests[todo[over]])
+                self._shorten()
                 why = "timed out"
             else:
                 self._out_of_stack(todo[over], tests[todo[over]])
@@ -596,6 +599,14 @@ class Host:
             "output": None, "exc_type": "Timeout",
             "exc_message": f"test ran longer than {float(self.test_seconds):g}s",
             "opcodes": None, "opcode_total": 0, "seconds": float(self.test_seconds)}})
+
+    def _shorten(self) -> None:
+        """After a test overran, the later ones get half its budget, down to
+        :data:`SHORTEST_TEST_SECONDS`, as in the strict child (``child.py``'s ``_shorten``):
+        the cheap inputs after a few that hang still run."""
+        if self.test_seconds:
+            seconds = float(self.test_seconds)
+            self.test_seconds = max(min(seconds, SHORTEST_TEST_SECONDS), seconds / 2)
 
     def _skipped(self, index: int, test: dict[str, Any], why: str) -> None:
         self.send({"type": protocol.MSG_TEST, "index": index, "outcome": {
