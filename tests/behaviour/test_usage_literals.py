@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import ast
-
 from codequorum.behaviour.usage_literals import (
     MAX_LITERAL_CHARS,
     compared_literals,
     fewer_first,
 )
-from codequorum.behaviour.usage_scope import FunctionNode
-
-
-def _fns(*codes: str) -> list[FunctionNode]:
-    out: list[FunctionNode] = []
-    for code in codes:
-        fn = ast.parse(code).body[-1]
-        assert isinstance(fn, ast.FunctionDef)
-        out.append(fn)
-    return out
+from tests.support.python_functions import last_functions
 
 
 def test_equalities_memberships_bounds_and_cases() -> None:
-    fns = _fns("def f(p, n):\n    if p == 'GET' or p in ('PUT', 'HEAD') or 'x' in p:\n"
+    fns = last_functions("def f(p, n):\n    if p == 'GET' or p in ('PUT', 'HEAD') or 'x' in p:\n"
                "        return n > 100 or 2.5 <= n or n != -3 or 0 < n < 10\n"
                "    match p:\n        case 'a' | 'b':\n            return 1\n"
                "        case 404:\n            return 2\n")
@@ -31,13 +20,14 @@ def test_equalities_memberships_bounds_and_cases() -> None:
 
 
 def test_what_only_some_versions_check_comes_first() -> None:
-    fns = _fns("def f(n):\n    return n >= 90\n", "def f(n):\n    return n > 90 or n == 7\n")
+    fns = last_functions("def f(n):\n    return n >= 90\n",
+                         "def f(n):\n    return n > 90 or n == 7\n")
     assert compared_literals(fns, "n") == [7, 89, 90, 91]
     assert fewer_first([["a", "b"], ["b"], ["b", "c"]]) == ["a", "c", "b"]
 
 
 def test_booleans_none_names_and_long_strings_are_not_literals_taken() -> None:
     long = "x" * (MAX_LITERAL_CHARS + 1)
-    fns = _fns(f"def f(p):\n    return p is None or p == True or p == LIMIT or p == {long!r}"
-               " or p.x == 3 or len(p) > 2\n")
+    fns = last_functions(f"def f(p):\n    return p is None or p == True or p == LIMIT"
+                         f" or p == {long!r} or p.x == 3 or len(p) > 2\n")
     assert compared_literals(fns, "p") == []

@@ -6,16 +6,7 @@ import ast
 import re
 
 from codequorum.behaviour.usage_patterns import module_patterns, searched_patterns
-from codequorum.behaviour.usage_scope import FunctionNode
-
-
-def _fns(*codes: str) -> list[FunctionNode]:
-    out: list[FunctionNode] = []
-    for code in codes:
-        fn = ast.parse(code).body[-1]
-        assert isinstance(fn, ast.FunctionDef)
-        out.append(fn)
-    return out
+from tests.support.python_functions import last_functions
 
 
 def _texts(found: list[re.Pattern[str]]) -> list[tuple[str, int]]:
@@ -23,7 +14,7 @@ def _texts(found: list[re.Pattern[str]]) -> list[tuple[str, int]]:
 
 
 def test_re_functions_with_their_flags_and_the_string_position() -> None:
-    fns = _fns("def f(s, t):\n    return re.match(r'^\\d+$', s, re.I | re.M)\n",
+    fns = last_functions("def f(s, t):\n    return re.match(r'^\\d+$', s, re.I | re.M)\n",
                "def f(s, t):\n    return re.sub('a+', '-', s) + re.search('b', t).group()\n",
                "def f(s, t):\n    return re.fullmatch(string=s, pattern='x', flags=re.S)\n")
     assert _texts(searched_patterns(fns, "s", {})) == [
@@ -37,7 +28,7 @@ def test_compiled_and_named_patterns_of_the_module_and_the_function() -> None:
     names = module_patterns([module])
     assert names == {"EMAIL": ("[^@]+@[^@]+", re.I), "DIGITS": ("\\d+", 0),
                      "NUMBER": ("\\d+", 0)}
-    fns = _fns("def f(s):\n    return EMAIL.fullmatch(s) or NUMBER.search(s)\n",
+    fns = last_functions("def f(s):\n    return EMAIL.fullmatch(s) or NUMBER.search(s)\n",
                "def f(s):\n    word = re.compile('[a-z]+')\n    return word.match(s)\n",
                "def f(s):\n    return re.compile('q').findall(s)\n")
     assert _texts(searched_patterns(fns, "s", names)) == [
@@ -45,13 +36,13 @@ def test_compiled_and_named_patterns_of_the_module_and_the_function() -> None:
 
 
 def test_functions_imported_from_re_and_re_under_another_name() -> None:
-    fns = _fns("from re import match\ndef f(s):\n    return match('a', s)\n",
+    fns = last_functions("from re import match\ndef f(s):\n    return match('a', s)\n",
                "import re as regex\ndef f(s):\n    import re as regex\n"
                "    return regex.search('b', s)\n")
     assert _texts(searched_patterns(fns, "s", {}, {"match": "re.match"})) == [("a", 0), ("b", 0)]
 
 
 def test_what_searches_no_parameter_or_no_known_pattern_gives_none() -> None:
-    fns = _fns("def f(s, p):\n    return re.match(p, s) or re.match('a', s.lower())"
+    fns = last_functions("def f(s, p):\n    return re.match(p, s) or re.match('a', s.lower())"
                " or other.match('z', s) or re.match('(a+)+$', s)\n")
     assert searched_patterns(fns, "s", {}) == []

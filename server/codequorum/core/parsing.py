@@ -11,7 +11,7 @@ import inspect
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePath
@@ -212,6 +212,16 @@ def parse(code: str | bytes, lang: str) -> tree_sitter.Tree:
     :class:`~codequorum.core.limits.InputLimitError`.
     """
     return parse_bytes(get_parser(lang), to_bytes(code))
+
+
+def named_nodes(root: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    """``root`` and its named descendants in reading order (iterative: no depth of code
+    recurses)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.named_children))
 
 
 #: Texts up to this size are parsed without a deadline: the slowest parse of random bytes

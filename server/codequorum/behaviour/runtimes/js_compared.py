@@ -16,6 +16,7 @@ from tree_sitter import Node
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, node_text
 from codequorum.behaviour.runtimes.js_usage import named_function, parameter_nodes
 from codequorum.behaviour.usage_literals import MAX_LITERAL_CHARS, fewer_first
+from codequorum.core.parsing import named_nodes
 
 EQUALS = {"===", "==", "!==", "!="}
 BOUNDS = {"<", "<=", ">", ">="}
@@ -43,16 +44,8 @@ def compared_literals(texts: Sequence[str], entry: str) -> dict[int, list[Any]]:
             for at, lists in per_param.items()}
 
 
-def _walk(root: Node) -> Iterator[Node]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(node.named_children))
-
-
 def _compared(fn: Node, params: Mapping[str, int]) -> Iterator[tuple[int, Any]]:
-    for node in _walk(fn):
+    for node in named_nodes(fn):
         if node.type == "binary_expression":
             yield from _binary(node, params)
         elif node.type == "switch_statement":

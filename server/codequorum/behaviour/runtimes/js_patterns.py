@@ -21,7 +21,7 @@ from codequorum.behaviour.pattern_strings import safe_pattern
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, node_text
 from codequorum.behaviour.runtimes.js_usage import named_function, parameter_nodes
 from codequorum.core.limits import InputLimitError
-from codequorum.core.parsing import parse
+from codequorum.core.parsing import named_nodes, parse
 
 #: A regular expression's methods that search their first argument.
 REGEX_METHODS = {"test", "exec"}
@@ -79,18 +79,10 @@ def _root(text: str) -> Node | None:
     return tree.root_node
 
 
-def _walk(root: Node) -> Iterator[Node]:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(node.named_children))
-
-
 def _bound(root: Node | None) -> dict[str, Held]:
     """Names declared with a pattern as their value (``const RE = /^a+$/i``)."""
     out: dict[str, Held] = {}
-    for node in _walk(root) if root is not None else ():
+    for node in named_nodes(root) if root is not None else ():
         if node.type == "variable_declarator":
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             held = _pattern_of(value, {}) if value is not None else None
@@ -124,7 +116,7 @@ def _pattern_of(node: Node, names: dict[str, Held]) -> Held | None:
 def _searches(fn: Node, params: Mapping[str, int],
               names: dict[str, Held]) -> Iterator[tuple[str, Held]]:
     """(parameter, pattern) for each search of a parameter in ``fn``."""
-    for node in _walk(fn):
+    for node in named_nodes(fn):
         if node.type != "call_expression":
             continue
         func, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
