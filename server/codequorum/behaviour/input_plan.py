@@ -800,15 +800,22 @@ def _module_names(version_set: VersionSet) -> tuple[dict[str, str], dict[str, Fu
     top level (the helpers a version may call); a version's own win."""
     imports: dict[str, str] = {}
     helpers: dict[str, FunctionNode] = {}
-    module = version_set.module
-    for text in ([module.source] if module is not None else []) + list(version_set.codes):
-        try:
-            tree = pyast.parse(text)
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue
+    for tree in _module_trees(version_set):
         imports.update(imported_names(tree))
         helpers.update(top_functions(tree))
     return imports, helpers
+
+
+def _module_trees(version_set: VersionSet) -> list[ast.Module]:
+    """The trees of the function's module (when known), then of each version that parses."""
+    module = [version_set.module.source] if version_set.module is not None else []
+    out = []
+    for text in [*module, *version_set.codes]:
+        try:
+            out.append(pyast.parse(text))
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+    return out
 
 
 def _add_edges(plan: InputPlan, specs: Sequence[Any], entry: str, count: int,
@@ -910,9 +917,9 @@ def _add_patterns(plan: InputPlan, version_set: VersionSet, specs: Sequence[Any]
     fns = [f for f in (find_function(code, entry) for code in version_set.codes) if f]
     if not fns or len(plan.params) != len(specs):
         return
-    imports, _helpers = _module_names(version_set)
-    module = [version_set.module.source] if version_set.module is not None else []
-    held = module_patterns(_trees([*module, *version_set.codes]))
+    trees = _module_trees(version_set)
+    imports = {name: bound for tree in trees for name, bound in imported_names(tree).items()}
+    held = module_patterns(trees)
     values = [pattern_strings(searched_patterns(fns, p.name, held, imports))
               if "str" in _kinds(spec) else []
               for p, spec in zip(plan.params, specs, strict=True)]
@@ -967,16 +974,6 @@ MAX_PATTERN_INPUTS = 8
 def _kinds(spec: TypeSpec) -> set[str]:
     """The kinds a type spec allows at its top (a union's members')."""
     return {spec[0]} if spec[0] != "union" else {s[0] for s in spec[1:]}
-
-
-def _trees(texts: Sequence[str]) -> list[ast.Module]:
-    out = []
-    for text in texts:
-        try:
-            out.append(pyast.parse(text))
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            continue
-    return out
 
 
 def collect_inputs(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, DynamicReport, run_dynamic
 from codequorum.cli.main import main
 from codequorum.core.model import VersionSet
 
@@ -132,6 +132,11 @@ def test_examples_beside_tests_are_checked_and_weigh_in_the_risk_as_pythons(
     assert js["recommendation"].startswith("keep version 1: passes both docstring examples")
 
 
+def _run(versions: list[str], language: str, entry: str) -> DynamicReport:
+    return run_dynamic(VersionSet.from_codes(entry, versions, language=language,
+                                             entry_point=entry), DynamicOptions())
+
+
 def test_validators_with_other_patterns_part_on_the_strings_of_their_patterns(
         node_sandboxed: object) -> None:
     versions = [
@@ -141,9 +146,7 @@ def test_validators_with_other_patterns_part_on_the_strings_of_their_patterns(
         "const isEmail = (s) => { const [user, domain = ''] = s.split('@');"
         " return !!user && domain.includes('.'); };",
     ]
-    ss = VersionSet.from_codes("emails", versions, language="javascript",
-                               entry_point="isEmail")
-    report = run_dynamic(ss, DynamicOptions())
+    report = _run(versions, "javascript", "isEmail")
     # drawn text is never an address: without the patterns' strings the three agree
     assert report.output_clusters == [[0], [1], [2]]
     assert report.rules.input_label.startswith('isEmail("') and "@" in report.rules.input_label
@@ -156,8 +159,7 @@ def test_versions_part_on_the_literals_they_compare_with(node_sandboxed: object)
         "function allowed(method: string): boolean {\n  switch (method) { case 'GET': case 'HEAD':"
         " return true; default: return false; }\n}",
     ]
-    ss = VersionSet.from_codes("methods", versions, language="typescript",
-                               entry_point="allowed")
-    report = run_dynamic(ss, DynamicOptions())
+    report = _run(versions, "typescript", "allowed")
+    # drawn text is never a method's name: without the literals the three agree
     assert report.output_clusters == [[0, 2], [1]]
     assert report.rules.input_label == 'allowed("HEAD")'

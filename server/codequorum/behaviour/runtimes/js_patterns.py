@@ -19,14 +19,16 @@ from tree_sitter import Node
 
 from codequorum.behaviour.pattern_strings import safe_pattern
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, node_text
-from codequorum.behaviour.runtimes.js_usage import named_function, parameter_nodes
+from codequorum.behaviour.runtimes.js_usage import (
+    REGEX_METHODS,
+    named_function,
+    parameter_nodes,
+)
 from codequorum.core.limits import InputLimitError
 from codequorum.core.parsing import named_nodes, parse
 
-#: A regular expression's methods that search their first argument.
-REGEX_METHODS = {"test", "exec"}
 #: A string's methods that search it with their first argument.
-STRING_METHODS = {"match", "matchAll", "search"}
+SEARCHING_METHODS = {"match", "matchAll", "search"}
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 Held = tuple[str, str]  # a pattern's source and flags, as JavaScript writes them
 
@@ -130,7 +132,7 @@ def _searches(fn: Node, params: Mapping[str, int],
         if method in REGEX_METHODS and node_text(first) in params:
             held = _pattern_of(holder, names)
             searched = node_text(first)
-        elif method in STRING_METHODS and node_text(holder) in params:
+        elif method in SEARCHING_METHODS and node_text(holder) in params:
             held = _pattern_of(first, names)
             searched = node_text(holder)
         else:
