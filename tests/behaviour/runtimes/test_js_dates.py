@@ -14,11 +14,13 @@ from codequorum.behaviour.runtimes.js_dates import DRAWN, NotADate, date_value
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal, parse_expression
 
 #: Argument lists real examples write: components (months and days past their range
-#: carry over, a two-digit year is 19xx, fractions are cut), a time, the epoch's edges.
+#: carry over, a two-digit year is 19xx, fractions are cut), a time, the epoch's edges, a
+#: comment naming the month (as date-fns's tests write it).
 ARGUMENTS = ["2012, 8, 1", "2012, 8, 1, 10, 30", "99, 0, 1", "2012, 12, 31", "2012, -1, 1",
              "2021, 1, 29", "2012.7, 8.9, 1.2", "0", "1700000000000", "-1", "1e20",
              "275760, 8, 13", "275760, 8, 14", "-271821, 3, 20", "1, 0, 1, 0, 0, 0, 999",
-             "2024, 0, 1, 25, 61, 61, 1001", "NaN", "2020, NaN", "Infinity, 1"]
+             "2024, 0, 1, 25, 61, 61, 1001", "NaN", "2020, NaN", "Infinity, 1",
+             "2012, 6 /* Jul */, 2"]
 
 
 def _node_iso(args: str) -> str:

@@ -76,6 +76,19 @@ def test_a_module_without_the_function_cannot_take_the_version() -> None:
     assert message["files"] == [] and message["entry"] == ""
 
 
+def test_a_file_of_the_view_that_is_not_javascript_throws_only_when_it_is_loaded() -> None:
+    """A file the module reads types from, which the stripping refuses, does not keep the
+    module from loading: it becomes a script that throws, naming itself, if it is loaded."""
+    context = ModuleContext("m.ts", "m.ts", "f", "function",
+                            (("m.ts", "import type { T } from './t';\nexport function f() {}\n"),
+                             ("t.ts", "module 'x' { }\nexport type T = number;\n")), ())
+    message = module_message(context, "export function f(): number { return 1; }", "typescript")
+    assert "problem" not in message
+    assert message["files"] == [["t.ts", 'throw new SyntaxError("t.ts: TypeScript an ambient '
+                                 'module has no run-time form");\n']]
+    assert "return 1;" in message["entry"]
+
+
 def test_a_version_takes_its_place_in_its_namespace() -> None:
     """A function of ``namespace Text`` is replaced where it is, its ``export`` kept; a
     name the version and the namespace both declare is declared once (the version's)."""

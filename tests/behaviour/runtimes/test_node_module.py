@@ -645,3 +645,37 @@ def test_a_constructor_runs_with_new_and_gives_the_instance_it_makes(
                         DynamicOptions())
     assert "new Range(1, -3)" in [i["label"] for i in alone.inputs]
     assert alone.output_clusters == [[0], [1]]
+
+
+def test_a_typescript_module_whose_types_file_re_exports_types_loads(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """date-fns's layout: ``.ts`` files import each other by their ``.ts`` names, one with
+    ``import { type X, value }``; the types file the function reads holds
+    ``export type * from`` (TypeScript 5.0), which the grammar does not know. The module
+    loads and the version calls its helper (before: "the TypeScript does not parse", and
+    nothing ran in the module)."""
+    (tmp_path / "src" / "toDate").mkdir(parents=True)
+    (tmp_path / "src" / "isLeapYear").mkdir()
+    (tmp_path / "src" / "fp.ts").write_text("export type Fn = (d: Date) => Date;\n")
+    (tmp_path / "src" / "types.ts").write_text(
+        "import { type Fn } from './fp.ts';\nexport type * from './fp.ts';\n"
+        "export type DateArg<D extends Date> = D | number | string;\n")
+    (tmp_path / "src" / "toDate" / "index.ts").write_text(
+        "import { type DateArg } from '../types.ts';\n"
+        "export function toDate(d: DateArg<Date>): Date { return new Date(d as number); }\n")
+    path = tmp_path / "src" / "isLeapYear" / "index.ts"
+    path.write_text("import { toDate } from '../toDate/index.ts';\n"
+                    "import type { DateArg } from '../types.ts';\n"
+                    "export function isLeapYear(date: DateArg<Date> & {}): boolean {\n"
+                    "  const year = toDate(date).getFullYear();\n"
+                    "  return year % 400 === 0 || (year % 4 === 0 && year % 100 !== 0);\n}\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert not view.notes
+    version = ("export function isLeapYear(date: DateArg<Date> & {}): boolean {\n"
+               "  return new Date(toDate(date).getFullYear(), 1, 29).getDate() === 29;\n}\n")
+    tests = [TestCase("call", args=({"$": "date", "v": f"{y}-07-02T00:00:00.000Z"},),
+                      expected=leap, has_expected=True, name=str(y))
+             for y, leap in ((2012, True), (2100, False), (2000, True))]
+    result = TYPESCRIPT.run(version, tests, "isLeapYear", module=view.context("isLeapYear"))
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True, True, True]

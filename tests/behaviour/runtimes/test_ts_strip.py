@@ -62,6 +62,25 @@ def test_type_only_imports_exports_and_declarations_leave_nothing() -> None:
     assert stripped.split("\n")[5] == "export const y         = 1;"
 
 
+def test_type_marked_names_and_type_star_exports_leave_nothing() -> None:
+    """``import { type A, b }`` keeps ``b``; an import of types only is elided whole (as
+    TypeScript compiles it: the file is not loaded); ``export type * from`` (TypeScript
+    5.0, which the grammar reads as an error) is blanked, where before the whole file was
+    refused and a module importing it did not load."""
+    code = ("import { type A, b } from './c';\nimport { type T, type U } from './t';\n"
+            "import D, { type E } from './d';\nexport type * from './fp/types.ts';\n"
+            "export type * as ns from './n';\nexport { b, type A };\nexport const x: A = b;\n")
+    lines = strip_types(code).split("\n")
+    assert lines[0] == "import {         b } from './c';"
+    assert lines[1:2] + lines[3:5] == [" " * len(line) for line in code.split("\n")[1:5]
+                                       if not line.startswith("import D")]
+    assert lines[2] == "import D, {        } from './d';"
+    assert lines[5] == "export { b,        };"
+    assert lines[6] == "export const x    = b;"
+    with pytest.raises(NotStrippable):  # any other error still refuses the file
+        strip_types("export type * from './a';\nconst = 1;\n")
+
+
 def test_a_file_nested_thousands_deep_is_stripped() -> None:
     """A TypeScript file of the workspace (a helper the module imports) may nest 50,000
     deep: stripping it recursed, and RecursionError cost its module's function the whole

@@ -21,6 +21,7 @@ cycles see the exports set so far, top-level ``await``, ``import.meta``.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tree_sitter import Node
@@ -272,9 +273,9 @@ def module_message(context: ModuleContext, version: str, language: str) -> dict[
         aliases.setdefault(folder, {})[spec] = found
     base = {"name": context.name, "path": context.path, "files": [], "entry": "",
             "builtins": CONTEXT_MODULES, "aliases": aliases}
+    files = [[path, _script(path, text)] for path, text in context.files
+             if path != context.path]
     try:
-        files = [[path, _script(path, text)] for path, text in context.files
-                 if path != context.path]
         whole = spliced(context.source, language, context.qualified_name, version)
         entry = commonjs_form(javascript(whole, language))
     except NotSpliced as exc:
@@ -283,9 +284,15 @@ def module_message(context: ModuleContext, version: str, language: str) -> dict[
 
 
 def _script(path: str, text: str) -> str:
+    """A file of the view as the loader evaluates it; one that cannot be made JavaScript
+    throws when it is loaded, naming itself (a file read only for its types, or never
+    loaded, costs the run nothing)."""
     if path.endswith(".json"):
         return text
-    return commonjs_form(javascript(text, grammar(path)))
+    try:
+        return commonjs_form(javascript(text, grammar(path)))
+    except NotSpliced as exc:
+        return f"throw new SyntaxError({json.dumps(f'{path}: {exc}')});\n"
 
 
 __all__ = ["NotSpliced", "commonjs_form", "javascript", "module_message", "spliced"]

@@ -100,8 +100,11 @@ def _node_spans(node: Node, spans: list[Span]) -> list[Node]:
     if t == "decorator":  # blanked, not a type: an ``export`` it stands in stays
         spans.append((node.start_byte, node.end_byte))
         return []
-    if t in BLANKED or type_only(node):
+    if t in BLANKED or type_only(node) or _types_star(node) or _types_only_import(node):
         spans.append((node.start_byte, node.end_byte))
+        return []
+    if t in ("import_specifier", "export_specifier") and _type_marked(node):
+        spans.append(_with_comma(node))  # ``import { type A, b }``: ``A`` is a type
         return []
     if t in ("as_expression", "satisfies_expression") and node.named_child_count:
         spans.append((node.named_children[0].end_byte, node.end_byte))
@@ -147,11 +150,60 @@ def decorators(code: str) -> list[str]:
     return found
 
 
-def _this_parameter(node: Node) -> tuple[int, int]:
-    """The span of a ``this`` parameter with the comma that follows it (it comes first)."""
+def _with_comma(node: Node) -> tuple[int, int]:
+    """The span of ``node`` with the comma that follows it, if one does."""
     after = node.next_sibling
     end = after.end_byte if after is not None and after.type == "," else node.end_byte
     return node.start_byte, end
+
+
+def _this_parameter(node: Node) -> tuple[int, int]:
+    """The span of a ``this`` parameter with the comma that follows it (it comes first)."""
+    return _with_comma(node)
+
+
+def _type_marked(node: Node) -> bool:
+    """An import or export specifier marked ``type`` (``{ type User }``)."""
+    return any(c.type == "type" for c in node.children)
+
+
+def _types_only_import(node: Node) -> bool:
+    """``import { type A, type B } from './x'``: every name a type, no default or
+    namespace import; elided whole, as TypeScript compiles it (the file is not loaded)."""
+    if node.type != "import_statement":
+        return False
+    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+    if clause is None or len(clause.named_children) != 1:
+        return False
+    named = clause.named_children[0]
+    specifiers = [c for c in named.named_children if c.type == "import_specifier"]
+    return named.type == "named_imports" and bool(specifiers) \
+        and all(_type_marked(c) for c in specifiers)
+
+
+def _types_star(node: Node) -> bool:
+    """``export type * from './x'`` (TypeScript 5.0), which the grammar does not know:
+    an ``export`` statement whose only error is the ``type`` before its ``*``."""
+    if node.type != "export_statement":
+        return False
+    errors = [c for c in node.children if c.type == "ERROR"]
+    return len(errors) == 1 and errors[0].text == b"type" \
+        and any(c.type in ("*", "namespace_export") for c in node.children)
+
+
+def _only_known_errors(root: Node) -> bool:
+    """Every error of the tree is a statement :func:`_types_star` blanks."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            parent = node.parent
+            if parent is None or not _types_star(parent):
+                return False
+            continue
+        if node.has_error:
+            stack.extend(node.children)
+    return True
 
 
 def script_form(code: str) -> str:
@@ -183,7 +235,7 @@ def strip_types(code: str) -> str:
     parse."""
     data = code.encode("utf-8")
     tree = parse(code, "typescript")
-    if tree.root_node.has_error:
+    if tree.root_node.has_error and not _only_known_errors(tree.root_node):
         return _method_alone(code)
     spans: list[Span] = []
     _spans(tree.root_node, spans)
