@@ -3,6 +3,9 @@ tuples, records, maps, sets and type parameters."""
 
 from __future__ import annotations
 
+import pytest
+
+from codequorum.behaviour.runtimes.js_literals import NotLiteral
 from codequorum.behaviour.runtimes.ts_draws import type_values, value_type
 from codequorum.behaviour.runtimes.ts_parameters import typed_parameters
 from codequorum.behaviour.runtimes.ts_types import (
@@ -106,3 +109,40 @@ def test_a_function_type_draws_a_callback_by_what_it_returns() -> None:
     assert callback_source("number") is None and callback_source("(number)[]") is None
     assert type_values("(s: string) => string", 0) == {"$": "source",
                                                        "v": "(x) => String(x) + '!'"}
+
+
+GENERIC = """/** The argument. */
+export type DateArg<DateType extends Date> = DateType | number | string;
+export interface Duration {
+  /** The number of years */
+  years?: number;
+  // weeks are counted too
+  weeks?: number;
+}
+interface Interval<Start extends DateArg<Date> = DateArg<Date>, End = Start> {
+  start: Start;
+  end: End;
+}
+type Pair<T, U = string> = [T, U];
+"""
+
+
+def test_generic_aliases_take_their_arguments_and_documented_members_are_read() -> None:
+    """date-fns's types: ``DateArg<Date> & {}`` draws dates, numbers and strings (before:
+    "parameter types not drawn"), an interface documented member by member is an object
+    type, a generic named bare takes its defaults, ``& {}`` adds nothing and an
+    intersection of object types is one."""
+    aliases = declared_types(GENERIC)
+    assert aliases["DateArg<>"] == "<DateType extends Date>"
+    assert object_members(aliases["Duration"]) == [("years", "number", True),
+                                                  ("weeks", "number", True)]
+    assert [type_values("DateArg<Date> & {}", i, aliases) for i in range(3)] == [
+        {"$": "date", "v": "2024-02-29T00:00:00.000Z"}, 0, ""]
+    assert type_values("Pair<number>", 1, aliases) == [1, "hello"]
+    assert type_values("Pair<number, boolean>", 1, aliases) == [1, True]
+    assert type_values("Interval", 0, aliases) == {"$": "object", "v": [  # End is Start's
+        ["end", 0], ["start", {"$": "date", "v": "2024-02-29T00:00:00.000Z"}]]}
+    assert type_values("Duration & { strict: boolean }", 1, aliases) == {"$": "object", "v": [
+        ["strict", False], ["weeks", -3], ["years", 1]]}
+    with pytest.raises(NotLiteral):  # more arguments than it has parameters: not drawn
+        type_values("Pair<number, boolean, string>", 0, aliases)

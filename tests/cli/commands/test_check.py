@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -1134,3 +1135,39 @@ def test_helpers_a_version_repeats_from_its_module_are_compared_as_the_module_gi
         [row] = json.loads(out)["functions"]
         rows.append({k: row[k] for k in ("verdicts", "stability", "versions")})
     assert rows[0] == rows[1]
+
+
+def test_a_typescript_function_of_date_fns_runs_in_its_module_on_its_tests(
+        tmp_path: Path) -> None:
+    """date-fns's ``isLeapYear`` (``tests/fixtures/repos/date-fns``, unchanged): its module
+    imports ``toDate`` by its ``.ts`` name, its types file re-exports types with
+    ``export type *``, its tests write ``new Date(2012, 6 /* Jul */, 2)``. Three versions,
+    one that calls 2100 a leap year: ``check`` runs them in the module on the tests' dates
+    and keeps the package's (before: "not run in its module", the TypeScript of the types
+    file did not parse, and the tests' dates were no inputs)."""
+    from codequorum.behaviour.runtimes import node_sandbox
+
+    held, why, _ = node_sandbox.probe()
+    if not held:
+        pytest.skip(why)
+    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "repos" / "date-fns",
+                    tmp_path / "ws")
+    root = tmp_path / "ws"
+    (root / ".git").mkdir()
+    head = ("export function isLeapYear(\n  date: DateArg<Date> & {},\n"
+            "  options?: IsLeapYearOptions | undefined,\n): boolean {\n"
+            "  const year = toDate(date, options?.in).getFullYear();\n")
+    versions = [head + "  return year % 400 === 0 || (year % 4 === 0 && year % 100 !== 0);\n}\n",
+                head + "  return year % 4 === 0;\n}\n",
+                head + "  return new Date(year, 1, 29).getDate() === 29;\n}\n"]
+    (root / "v.json").write_text(json.dumps(versions))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "PATH": os.environ["PATH"]}
+    subprocess.run([str(SCRIPT), "sample", "src/isLeapYear/index.ts", "-f", "isLeapYear",
+                    "--from", "v.json", "-q"], check=True, env=env, cwd=root, timeout=120)
+    proc = subprocess.run([str(SCRIPT), "check", "src/isLeapYear/index.ts", "--dynamic",
+                           "--no-tsed", "--fail-on", "never", "--format", "json"],
+                          capture_output=True, text=True, env=env, cwd=root, timeout=300)
+    [row] = json.loads(proc.stdout)["functions"]
+    assert row["not_run"] is None, proc.stderr
+    assert row["verdict"] == "divergent-outputs" and row["recommended"] == 0, row
+    assert row["interpreter"].startswith("node ")

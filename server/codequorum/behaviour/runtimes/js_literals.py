@@ -199,8 +199,9 @@ def _collection(node: Node) -> Any:
     ctor = node.child_by_field_name("constructor")
     args = node.child_by_field_name("arguments")
     kind = node_text(ctor) if ctor is not None else ""
+    # a comment among them is none: ``new Date(2012, 6 /* Jul */, 2)``
     items = [_literal(a) for a in args.named_children
-             if a.type != "comment"] if args is not None else []  # ``new Date(2012, 6 /* Jul */, 2)``
+             if a.type != "comment"] if args is not None else []
     if kind == "Date":
         try:
             return js_dates.date_value(items)

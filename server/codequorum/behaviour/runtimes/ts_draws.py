@@ -22,6 +22,7 @@ from codequorum.behaviour.runtimes.js_literals import NotLiteral
 from codequorum.behaviour.runtimes.ts_types import (
     callback_source,
     index_value,
+    instantiated,
     object_members,
     split_top,
     unwrapped,
@@ -77,8 +78,9 @@ def type_values(type_text: str, i: int, aliases: Mapping[str, str] | None = None
         return _union_value(t, members, i, aliases, depth, step)
     if t in NULLISH_TYPES:
         return NULLISH_TYPES[t]
-    if t in aliases:
-        return type_values(aliases[t], i, aliases, depth + 1, step)
+    if t in aliases:  # a generic one named bare takes its parameters' defaults
+        stands = instantiated(t, [], aliases) or aliases[t]
+        return type_values(stands, i, aliases, depth + 1, step)
     if t in _SAMPLES:
         return _SAMPLES[t][i % len(_SAMPLES[t])]
     if t[:1] in "'\"" and t[-1:] == t[:1] and len(t) > 1:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 
 from tree_sitter import Node
 
@@ -52,14 +53,53 @@ def declared_types(text: str) -> dict[str, str]:
                 continue
             stands = _stands_for(decl)
             if stands is not None:
-                if space:
-                    spaced.setdefault(node_text(name), stands)
-                    out[space + node_text(name)] = stands
-                else:
-                    out[node_text(name)] = stands
+                named = {node_text(name) + suffix: text for suffix, text in
+                         (("", stands), (GENERIC_SUFFIX, _parameters_of(decl))) if text}
+                for key, text in named.items():
+                    if space:
+                        spaced.setdefault(key, text)
+                        out[space + key] = text
+                    else:
+                        out[key] = text
     for bare, stands in spaced.items():
         out.setdefault(bare, stands)
     return out
+
+
+#: The key under which :func:`declared_types` keeps a generic declaration's type
+#: parameters (``DateArg<>`` -> ``<DateType extends Date>``): no type is named so.
+GENERIC_SUFFIX = "<>"
+
+
+def _parameters_of(decl: Node) -> str:
+    """A generic type alias's or interface's type parameters as written, else ""."""
+    params = decl.child_by_field_name("type_parameters")
+    return node_text(params) if params is not None else ""
+
+
+def instantiated(name: str, args: list[str], aliases: Mapping[str, str]) -> str | None:
+    """A generic alias or interface the file declares with its type arguments put in
+    (``DateArg<Date>`` of ``type DateArg<D extends Date> = D | number`` -> ``Date | number``;
+    a missing argument its default, else its bound); None when ``name`` is not generic."""
+    params = aliases.get(name + GENERIC_SUFFIX)
+    body = aliases.get(name)
+    if params is None or body is None:
+        return None
+    bounds = type_parameters(params)
+    if len(args) > len(bounds):
+        return None
+    given: dict[str, str] = {}
+    for k, name in enumerate(bounds):  # a default may name the parameters before it
+        given[name] = _put_in(args[k] if k < len(args) else bounds[name] or "unknown", given)
+    return _put_in(body, given)
+
+
+def _put_in(text: str, given: Mapping[str, str]) -> str:
+    """``text`` with each type parameter of ``given`` replaced by its type."""
+    if not given:
+        return text
+    pattern = re.compile(r"(?<![\w$.])(" + "|".join(map(re.escape, given)) + r")(?![\w$])")
+    return pattern.sub(lambda m: f"({given[m.group(1)]})", text)
 
 
 #: A TypeScript namespace (``namespace N``, ``module N``, ``declare namespace N``).
@@ -82,13 +122,30 @@ def _stands_for(decl: Node) -> str | None:
     value = decl.child_by_field_name("value")
     body = decl.child_by_field_name("body")
     if decl.type == "type_alias_declaration" and value is not None:
-        return node_text(value)
+        return _without_comments(value)
     if decl.type == "interface_declaration" and body is not None:
-        return node_text(body)
+        return _without_comments(body)
     if decl.type == "enum_declaration":
         values = enum_values(decl)
         return " | ".join(json.dumps(v) for v in values) if values else None
     return None
+
+
+def _without_comments(node: Node) -> str:
+    """``node``'s text with its comments left out (an interface's members documented one
+    by one, ``/** The number of years */``, are read as members)."""
+    data = node.text or b""
+    cuts: list[tuple[int, int]] = []
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "comment":
+            cuts.append((cur.start_byte - node.start_byte, cur.end_byte - node.start_byte))
+        else:
+            stack.extend(cur.children)
+    for start, end in sorted(cuts, reverse=True):
+        data = data[:start] + data[end:]
+    return data.decode("utf-8", "replace")
 
 
 def enum_values(decl: Node) -> list[str | int]:
@@ -251,5 +308,6 @@ def _closes_at_end(t: str) -> bool:
     return False
 
 
-__all__ = ["CALLBACKS", "callback_source", "declared_types", "enum_values", "index_value",
-           "object_members", "split_top", "type_parameters", "unwrapped"]
+__all__ = ["CALLBACKS", "GENERIC_SUFFIX", "callback_source", "declared_types", "enum_values",
+           "index_value", "instantiated", "object_members", "split_top", "type_parameters",
+           "unwrapped"]

@@ -6,8 +6,11 @@ union of its members' names, ``NonNullable<T>``, ``Exclude<U, X>`` and ``Extract
 a union with members left out or kept, ``Record<'a' | 'b', V>`` an object type with those
 keys; ``ReadonlyMap``, ``ReadonlySet``,
 ``Iterable<T>``, ``ArrayLike<T>`` and ``ReadonlyArray<T>`` the map, set and array that
-give them. A name is read through ``aliases`` (``ts_types.declared_types``). None for a
-type that is none of these, or whose parts are not read.
+give them; a generic alias or interface of the file its body with the arguments put in
+(``DateArg<Date>``), an intersection of object types one object type (``{}`` and
+``unknown`` add nothing). A name is read through ``aliases``
+(``ts_types.declared_types``). None for a type that is none of these, or whose parts are
+not read.
 """
 
 from __future__ import annotations
@@ -15,7 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from codequorum.behaviour.runtimes.ts_types import object_members, split_top, unwrapped
+from codequorum.behaviour.runtimes.ts_types import (
+    instantiated,
+    object_members,
+    split_top,
+    unwrapped,
+)
 
 _GENERIC = re.compile(r"([A-Za-z_$][\w$]*)<(.+)>", re.S)
 #: Types whose values an array, a ``Map`` or a ``Set`` gives, by the one they read as.
@@ -29,6 +37,9 @@ def plain(type_text: str, aliases: Mapping[str, str]) -> str | None:
     if t.startswith("keyof "):
         members = _members(t[len("keyof "):], aliases)
         return None if not members else " | ".join(f"'{m[0]}'" for m in members)
+    parts = split_top(t, "&")
+    if len(parts) > 1:
+        return _intersection(parts, aliases)
     m = _GENERIC.fullmatch(t)
     if m is None:
         return None
@@ -41,7 +52,26 @@ def plain(type_text: str, aliases: Mapping[str, str]) -> str | None:
         return _filtered(name, args, aliases)
     if name in ("Partial", "Required", "Pick", "Omit") and args:
         return _reshaped(name, args, aliases)
-    return None
+    return instantiated(name, args, aliases)
+
+
+#: Members of an intersection that add nothing to a value (``DateArg<Date> & {}``).
+_NEUTRAL = frozenset({"{}", "unknown"})
+
+
+def _intersection(parts: list[str], aliases: Mapping[str, str]) -> str | None:
+    """``A & B``: its one member that is not :data:`_NEUTRAL`, else the object type with
+    the members of each (``Options & { strict: boolean }``); None when one is no object."""
+    kept = [p for p in (unwrapped(p) for p in parts) if p not in _NEUTRAL]
+    if len(kept) == 1:
+        return kept[0]
+    merged: dict[str, tuple[str, bool]] = {}
+    for part in kept:
+        members = _members(part, aliases)
+        if members is None:
+            return None
+        merged.update({name: (ty, optional) for name, ty, optional in members})
+    return "{ " + "; ".join(f"{n}{'?' if o else ''}: {ty}" for n, (ty, o) in merged.items()) + " }"
 
 
 def _resolved(t: str, aliases: Mapping[str, str]) -> str:
