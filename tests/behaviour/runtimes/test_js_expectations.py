@@ -48,8 +48,9 @@ def test_a_function_that_must_throw_names_its_class() -> None:
     said = _said("expect(() => format(NaN)).toThrow();\n"
                  "expect(() => { parse(''); }).toThrowError(TypeError);\n"
                  "expect(function () { parse('x') }).to.throw('bad');\n"
-                 "assert.throws(() => ms(-1), RangeError);\n")
-    assert said == {"format(NaN)": Expectation(raises=""),
+                 "assert.throws(() => ms(-1), RangeError);\n"
+                 "expect(() => chunk([1], 0)).toThrowErrorMatchingInlineSnapshot(`[Error]`);\n")
+    assert said == {"format(NaN)": Expectation(raises=""), "chunk([1], 0)": Expectation(raises=""),
                     "parse('')": Expectation(raises="TypeError"),
                     "parse('x')": Expectation(raises=""),
                     "ms(-1)": Expectation(raises="RangeError")}

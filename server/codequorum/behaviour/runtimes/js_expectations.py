@@ -9,8 +9,9 @@ The forms read:
   ``.toBe(VALUE)``, ``.toEqual``, ``.toStrictEqual``, ``.to.equal``, ``.to.deep.equal``,
   ``.to.eql``, or ``.toBeNull()``, ``.toBeUndefined()``, ``.toBeNaN()`` (``expect(await
   CALL)`` too); a chain holding ``not`` says nothing;
-- ``expect(() => CALL).toThrow()`` (``toThrowError``, Chai's ``.to.throw``), the class named
-  by an identifier argument (``toThrow(TypeError)``), any throw otherwise;
+- ``expect(() => CALL).toThrow()`` (``toThrowError``, Chai's ``.to.throw``, a snapshot of
+  the error: ``toThrowErrorMatchingInlineSnapshot``), the class named by an identifier
+  argument (``toThrow(TypeError)``), any throw otherwise;
 - ``node:assert``'s and AVA's ``assert.strictEqual(CALL, VALUE)`` (``equal``,
   ``deepStrictEqual``, ``deepEqual``, ``t.is``, ``t.deepEqual``, either order) and
   ``assert.throws(() => CALL, E)``.
@@ -41,7 +42,8 @@ EQUALS = frozenset({"toBe", "toEqual", "toStrictEqual", "equal", "equals", "eq",
 #: ``expect(x)``'s methods that say what ``x`` is, without an argument.
 IS = {"toBeNull": "null", "toBeUndefined": "undefined", "toBeNaN": "NaN"}
 #: ``expect(() => x)``'s methods that say ``x`` throws.
-THROWS = frozenset({"toThrow", "toThrowError", "throw", "throws"})
+THROWS = frozenset({"toThrow", "toThrowError", "throw", "throws",
+                    "toThrowErrorMatchingSnapshot", "toThrowErrorMatchingInlineSnapshot"})
 #: Words a Chai chain may hold between ``expect(x)`` and its method.
 CHAIN_WORDS = frozenset({"to", "be", "been", "is", "that", "which", "and", "has", "have",
                          "with", "at", "of", "same", "deep", "strict", "does", "still"})
