@@ -155,6 +155,13 @@ def test_only_bounded_regular_files_are_read(tmp_path: Path) -> None:
     ("KEYS/ID_RSA", "secrets"),
     ("Credentials.JSON", "secrets"),
     ("pkg/notes.txt:stream", None),
+    # pnpm's store of packages is read; nothing hidden or secret-looking inside it is
+    ("node_modules/.pnpm/left-pad@1.3.0/node_modules/left-pad/index.js", None),
+    ("node_modules/.pnpm/x@1.0.0/node_modules/x/.env", "hidden"),
+    ("node_modules/.pnpm/x@1.0.0/node_modules/x/secrets.js", "secrets"),
+    ("src/.pnpm/a.js", "hidden"),
+    (".pnpm/a.js", "hidden"),
+    ("node_modules/.cache/a.js", "hidden"),
 ])
 def test_one_rule_for_the_files_a_version_or_an_agent_reads(rel: str, why: str | None) -> None:
     refusal = workspace_refusal(PurePosixPath(rel))

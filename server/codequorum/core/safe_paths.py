@@ -331,12 +331,20 @@ def workspace_refusal(rel: PurePath) -> str | None:
     agent, or None: a hidden component (``.env``, ``.git/config``) or a name that looks like
     it holds secrets (:data:`SECRET_WORDS`, :data:`SECRET_SUFFIXES`, :data:`SECRET_NAMES`:
     ``credentials.json``, ``config/master.key``, ``id_rsa``). The one rule for the path
-    asked for and for the path it resolves to."""
-    if any(part.startswith(".") for part in rel.parts):
+    asked for and for the path it resolves to. pnpm's store of installed packages,
+    ``node_modules/.pnpm`` (where each ``node_modules/<name>`` links), is not hidden: only
+    packages live there (a hidden or secret-looking name inside it still is)."""
+    parts = rel.parts
+    if any(part.startswith(".") and not _package_store(parts, k) for k, part in enumerate(parts)):
         return HIDDEN
     if any(_secret_looking(part.lower()) for part in rel.parts):
         return SECRET_LOOKING
     return None
+
+
+def _package_store(parts: tuple[str, ...], k: int) -> bool:
+    """Whether ``parts[k]`` is pnpm's store, ``.pnpm`` right inside a ``node_modules``."""
+    return parts[k] == ".pnpm" and k > 0 and parts[k - 1] == "node_modules"
 
 
 def _secret_looking(name: str) -> bool:

@@ -35,6 +35,7 @@ read for their calls and never given to the sandbox.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -261,7 +262,10 @@ class _Builder:
         return None
 
     def package(self, folder: str, spec: str) -> tuple[str | None, str]:
-        """The file a bare ``spec`` loads from ``folder``: (path, "") or (None, why)."""
+        """The file a bare ``spec`` loads from ``folder``: (path, "") or (None, why). Where
+        ``folder`` is reached through a link (a package pnpm installed), the package is also
+        looked for from the folder the link leads to, as Node looks for it, and the sandbox's
+        loader told where it is (an alias of ``folder``)."""
         name, sub = package_name(spec)
         here = folder
         while True:
@@ -270,8 +274,26 @@ class _Builder:
             if meta is not None:
                 return self._entry(top, meta, sub)
             if not here:
-                return None, "not in the workspace's node_modules"
+                break
             here = posixpath.dirname(here)
+        real = self._real(folder)
+        if real is not None and real != folder:
+            found, why = self.package(real, spec)
+            if found is not None:
+                self.aliases[(folder, spec)] = found
+            return found, why
+        return None, "not in the workspace's node_modules"
+
+    def _real(self, folder: str) -> str | None:
+        """The workspace path ``folder`` leads to through its links (None: out of the
+        workspace, or refused by the one rule)."""
+        try:
+            real = Path(os.path.realpath(self.root / folder)).relative_to(self.root.resolve())
+        except (OSError, ValueError):
+            return None
+        if workspace_refusal(PurePosixPath(real.as_posix())) is not None:
+            return None
+        return "" if real == Path(".") else real.as_posix()
 
     def _entry(self, top: str, meta: str, sub: str) -> tuple[str | None, str]:
         try:

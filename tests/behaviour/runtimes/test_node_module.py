@@ -124,6 +124,53 @@ def test_a_link_to_env_is_never_read_and_the_module_is_not_run(node_sandboxed: o
     assert "Cannot find module './config'" in result.module.detail
 
 
+def test_a_package_pnpm_installed_loads_through_its_link_and_its_store_holds_no_secret(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """pnpm's layout: ``node_modules/left-pad`` links into ``node_modules/.pnpm``; the
+    package loads with its own dependency, a link beside it in the store (before: refused
+    as a hidden folder, and the module did not run). A link in the store to the
+    workspace's ``.env`` is still refused where it leads."""
+    (tmp_path / ".env").write_text("TOKEN=sk-very-secret\n")
+    store = tmp_path / "node_modules" / ".pnpm" / "left-pad@1.3.0" / "node_modules" / "left-pad"
+    store.mkdir(parents=True)
+    (store / "package.json").write_text('{"name": "left-pad", "main": "index.js"}')
+    (store / "index.js").write_text("module.exports = (s, n) => String(s).padStart(n, '0');\n"
+                                    "module.exports.cfg = require('./config');\n")
+    os.symlink(tmp_path / ".env", store / "config.js")
+    os.symlink(Path(".pnpm/left-pad@1.3.0/node_modules/left-pad"),
+               tmp_path / "node_modules" / "left-pad")
+    path = tmp_path / "main.ts"
+    path.write_text("import pad from 'left-pad';\n"
+                    "export function padded(s: string): string { return s; }\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert [p for p, _ in view.files] == ["main.ts", "node_modules/left-pad/package.json",
+                                          "node_modules/left-pad/index.js"]
+    assert all("sk-very-secret" not in text for _p, text in view.files)
+    assert any(n.startswith("node_modules/left-pad/config.js left out") for n in view.notes)
+    version = "export function padded(s: string): string { return pad(s, 4); }"
+    result = TYPESCRIPT.run(version, [TestCase("call", args=("7",), expected="0007",
+                                               has_expected=True, name="p")],
+                            "padded", module=view.context("padded"))
+    assert result.module is not None and not result.module.loaded
+    assert "Cannot find module './config'" in result.module.detail
+    # its own dependency, a link beside it in the store, found as Node finds it
+    dep = tmp_path / "node_modules" / ".pnpm" / "repeat-str@1.0.0" / "node_modules" / "repeat-str"
+    dep.mkdir(parents=True)
+    (dep / "package.json").write_text('{"name": "repeat-str", "main": "index.js"}')
+    (dep / "index.js").write_text("module.exports = (c, n) => c.repeat(n);\n")
+    os.symlink(Path("../../repeat-str@1.0.0/node_modules/repeat-str"), store.parent / "repeat-str")
+    (store / "index.js").write_text("const rep = require('repeat-str');\nmodule.exports = "
+                                    "(s, n) => rep('0', Math.max(0, n - s.length)) + s;\n")
+    view = js_module_view(path.read_text(), path, tmp_path)
+    assert view.aliases == (("node_modules/left-pad", "repeat-str",
+                             "node_modules/.pnpm/left-pad@1.3.0/node_modules/repeat-str/index.js"),)
+    result = TYPESCRIPT.run(version, [TestCase("call", args=("7",), expected="0007",
+                                               has_expected=True, name="p")],
+                            "padded", module=view.context("padded"))
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True]
+
+
 def test_a_require_out_of_the_workspace_finds_nothing(node_sandboxed: object,
                                                       tmp_path: Path) -> None:
     path = tmp_path / "app.js"
