@@ -272,6 +272,20 @@ function outer() { function inner() {} const arrow = () => 0; }
     assert found["K.m"].docstring is None
 
 
+def test_an_overloaded_typescript_function_s_doc_holds_its_signatures_comments() -> None:
+    """remeda writes each form's JSDoc (and its ``@example``) above its overload signature,
+    none above the implementation: the implementation's doc holds them, in order."""
+    code = ("/** Data first.\n * @example concat([1], [2]) // [1, 2] */\n"
+            "export function concat(a: number[], b: number[]): number[];\n"
+            "// data last\nexport function concat(b: number[]): (a: number[]) => number[];\n"
+            "export function concat(...args: unknown[]): unknown { return args; }\n"
+            "/** Other. */\nfunction other(): void;\nfunction g(): void {}\n")
+    found = {f.name: f for f in functions(code, "typescript")}
+    assert found["concat"].docstring == ("Data first.\n@example concat([1], [2]) // [1, 2]"
+                                         "\n\ndata last")
+    assert found["g"].docstring is None
+
+
 def test_typescript_and_tsx_functions() -> None:
     ts = "abstract class A { abstract f(): void; g(x: number): string { return '' } }\n"
     ts += "function h<T>(t: T): T { return t }\n"

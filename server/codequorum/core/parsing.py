@@ -660,6 +660,32 @@ def _comment_block(node: tree_sitter.Node, src: bytes) -> str | None:
     return "\n".join(lines) if lines else None
 
 
+def _with_overloads(doc: str | None, anchor: tree_sitter.Node, name: str,
+                    src: bytes) -> str | None:
+    """``doc`` after the comments above the TypeScript overload signatures right before
+    the definition (``function f(a: string): T;`` with its JSDoc): an overloaded
+    function's examples are written there, one block per form."""
+    docs: list[str] = []
+    prev = anchor.prev_sibling
+    while prev is not None:
+        if "comment" in prev.type:
+            prev = prev.prev_sibling
+            continue
+        signature = prev if prev.type == "function_signature" else next(
+            (c for c in prev.named_children if c.type == "function_signature"), None) \
+            if prev.type == "export_statement" else None
+        named = _field(signature, "name") if signature is not None else None
+        if named is None or _text(src, named) != name:
+            break
+        above = _comment_block(prev, src)
+        if above:
+            docs.insert(0, above)
+        prev = prev.prev_sibling
+    if not docs:
+        return doc
+    return "\n\n".join([*docs, *([doc] if doc else [])])
+
+
 def _python_docstring(body: tree_sitter.Node, src: bytes) -> str | None:
     first = body.named_children[0] if body.named_child_count else None
     if first is None or first.type != "expression_statement" or first.named_child_count != 1:
@@ -758,7 +784,7 @@ def _function_info(
             or anchor.parent.type == "export_statement"
         ):
             anchor = anchor.parent
-        doc = _comment_block(anchor, src)
+        doc = _with_overloads(_comment_block(anchor, src), anchor, parts[-1], src)
     return FunctionInfo(
         name=parts[-1],
         qualified_name=qualified,

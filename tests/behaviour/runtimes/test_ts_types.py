@@ -109,6 +109,24 @@ def test_a_function_type_draws_a_callback_by_what_it_returns() -> None:
     assert callback_source("number") is None and callback_source("(number)[]") is None
     assert type_values("(s: string) => string", 0) == {"$": "source",
                                                        "v": "(x) => String(x) + '!'"}
+    # remeda's ``fns: readonly ((data: T) => boolean)[]``: an array of functions, not one
+    assert callback_source("((data: T) => boolean)[]") is None
+    assert type_values("readonly ((data: T) => boolean)[]", 1, {"T": "number"}) == [
+        {"$": "source", "v": "(x) => Number(x) % 2 === 0"}] * 2
+    assert callback_source("<T>(x: T) => number[]") == "(x) => x"
+
+
+def test_a_type_parameter_bound_by_an_imported_type_draws_it() -> None:
+    """remeda's ``<T1 extends IterableContainer>(arr1: T1, ...)``, ``IterableContainer``
+    imported from another file (``readonly T[] | readonly []``): arrays and the empty
+    tuple, where before the bound was not read and numbers were drawn (every call raised)."""
+    known = declared_types("export type IterableContainer<T = unknown> = "
+                           "readonly T[] | readonly [];\n")
+    code = ("const concatImpl = <T1 extends IterableContainer, T2 extends IterableContainer>("
+            "arr1: T1, arr2: T2): [...T1, ...T2] => [...arr1, ...arr2];")
+    found = typed_parameters([code], "concatImpl", known)
+    assert found is not None and found[1]["T1"] == "IterableContainer"
+    assert [type_values("T1", i, found[1]) for i in range(4)] == [[], [], [0, "a"], []]
 
 
 GENERIC = """/** The argument. */

@@ -471,10 +471,10 @@ def collect_js_inputs(
     # a method in its module is named alone (``peekOr``); its class is the module's owner
     owned = version_set.module.owner if version_set.module is not None else None
     qualified = f"{owned}.{entry}" if owned and "." not in entry else entry
-    found = typed_parameters(typing, qualified)
-    typed, aliases = found if found is not None else (None, {})
-    if version_set.module is not None:  # the types its file declares (an enum, an alias)
-        aliases = {**module_types(version_set.module), **aliases}
+    # the types its file and the files it imports declare (an enum, an alias)
+    declared = module_types(version_set.module) if version_set.module is not None else {}
+    found = typed_parameters(typing, qualified, declared)
+    typed, aliases = found if found is not None else (None, declared)
     shown = shown_types(plan)
     draw = typed if typed is not None else shown
     drawing = typed is not None or not plan.cases or version_set.module is None

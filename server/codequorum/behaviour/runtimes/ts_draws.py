@@ -117,6 +117,8 @@ def _structured(t: str, i: int, aliases: Mapping[str, str], depth: int, step: in
     def draw(x: str, n: int) -> Any:
         return type_values(x, i + n * step, aliases, depth + 1, step)
     generic = re.fullmatch(r"(Array|Set|Map|Record)<(.+)>", t, re.S)
+    if t == "[]":  # the empty tuple (``readonly []``), not an array of nothing
+        return []
     inner = t[:-2] if t.endswith("[]") else (generic.group(2) if generic and generic.group(1)
                                             in ("Array", "Set") else None)
     size = i % 4 + (1 if i else 0)

@@ -9,7 +9,7 @@ the types the function's file declares, and its own and its class's type paramet
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tree_sitter import Node
 
@@ -83,17 +83,18 @@ def optional_types(texts: Sequence[str], entry: str, required: Sequence[str]) ->
     return []
 
 
-def typed_parameters(texts: Sequence[str], entry: str
+def typed_parameters(texts: Sequence[str], entry: str, known: Mapping[str, str] | None = None
                      ) -> tuple[list[str], dict[str, str]] | None:
     """The first text's parameter types of ``entry`` that can all be drawn, with the
-    types that text declares and the function's type parameters (``T`` is ``number``,
-    ``D extends Date`` a ``Date``)."""
+    types that text declares over those ``known`` (its module's: :func:`module_types`) and
+    the function's type parameters (``T`` is ``number``, ``D extends Date`` a ``Date``,
+    ``T extends IterableContainer`` what the imported ``IterableContainer`` stands for)."""
     fallback: tuple[list[str], dict[str, str]] | None = None
     for text in texts:
         types = parameter_types(text, entry) if text else None
         if types is None:
             continue
-        aliases = declared_types(text)
+        aliases = {**(known or {}), **declared_types(text)}
         fn = next((f for f in functions_in(text)
                    if f.name.split(".")[-1] == entry.split(".")[-1]), None)
         cls = entry.rpartition(".")[0].rpartition(".")[2]

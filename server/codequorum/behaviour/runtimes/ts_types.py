@@ -288,10 +288,14 @@ def callback_source(type_text: str) -> str | None:
     t = type_text.strip()
     while t.startswith("(") and _closes_at_end(t):
         t = t[1:-1].strip()
-    m = re.fullmatch(r"(?:<[^>]*>\s*)?\((.*)\)\s*=>\s*(.+)", t, re.S)
+    rest = t[re.match(r"(?:<[^>]*>\s*)?", t).end():]  # type: ignore[union-attr]
+    # ``(x: T) => R``: the parameters' parenthesis closes right before the arrow (in
+    # ``((x: T) => R)[]``, an array of functions, it closes after ``R``)
+    m = re.fullmatch(r"\s*=>\s*(.+)", rest[_closing(rest) + 1:], re.S) \
+        if rest.startswith("(") else None
     if m is None:
         return "(...args) => args[0]" if t == "Function" else None
-    returned = m.group(2).strip()
+    returned = m.group(1).strip()
     if returned.startswith("Promise<"):
         return "async (x) => x"
     return CALLBACKS.get(returned, "(x) => x")
@@ -299,13 +303,18 @@ def callback_source(type_text: str) -> str | None:
 
 def _closes_at_end(t: str) -> bool:
     """Whether the ``(`` at the start of ``t`` is closed by its last character."""
+    return _closing(t) == len(t) - 1
+
+
+def _closing(t: str) -> int:
+    """Where the ``(`` at the start of ``t`` is closed (``len(t)`` when it is not)."""
     depth = 0
     for k, ch in enumerate(t):
         depth += ch == "("
         depth -= ch == ")"
         if depth == 0:
-            return k == len(t) - 1
-    return False
+            return k
+    return len(t)
 
 
 __all__ = ["CALLBACKS", "GENERIC_SUFFIX", "callback_source", "declared_types", "enum_values",
