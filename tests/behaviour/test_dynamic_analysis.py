@@ -687,9 +687,9 @@ def test_a_module_that_does_not_load_leaves_self_contained_versions_standing(
         ("not-run-in-module", "information")]
     assert dynamic_verdicts(report)[0].message == (
         "the module `app` did not load in the sandbox: its top level raised "
-        "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library "
-        "and the workspace's own modules only); the versions ran without it (none of them "
-        "uses a name from it)")
+        "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library, "
+        "the workspace's own modules and the pure-Python packages of its .venv or venv only); "
+        "the versions ran without it (none of them uses a name from it)")
 
 
 def test_versions_that_need_a_module_that_does_not_load_get_no_verdict(

@@ -81,9 +81,9 @@ def test_versions_that_need_nothing_from_a_module_that_did_not_load_stand() -> N
     assert judged.keep
     assert judged.problem == (
         "the module `app` did not load in the sandbox: its top level raised "
-        "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library "
-        "and the workspace's own modules only); the versions ran without it (none of them "
-        "uses a name from it)")
+        "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library, "
+        "the workspace's own modules and the pure-Python packages of its .venv or venv only); "
+        "the versions ran without it (none of them uses a name from it)")
 
 
 @pytest.mark.parametrize(("kind", "load", "needed", "again"), [
@@ -265,7 +265,8 @@ def test_takes_instance(name: str, expected: bool) -> None:
      "portable sandbox's CPython for WASI has no ssl, bz2, lzma, multiprocessing, mmap, "
      "fcntl, pwd, grp, resource, termios, curses or readline; the strict sandbox has them)"),
     ("its top level raised ModuleNotFoundError: No module named 'numpy.linalg'",
-     " (the sandbox holds the standard library and the workspace's own modules only)"),
+     " (the sandbox holds the standard library, the workspace's own modules and the "
+     "pure-Python packages of its .venv or venv only)"),
     ("its top level raised ValueError: no", ""),
 ])
 def test_an_import_that_failed_says_whether_the_sandbox_or_the_workspace_lacks_it(

@@ -162,6 +162,15 @@ def test_only_bounded_regular_files_are_read(tmp_path: Path) -> None:
     ("src/.pnpm/a.js", "hidden"),
     (".pnpm/a.js", "hidden"),
     ("node_modules/.cache/a.js", "hidden"),
+    # so is the site-packages of the workspace's virtual environment, and nothing else of it
+    (".venv/lib/python3.12/site-packages/attr/__init__.py", None),
+    (".venv/Lib/site-packages/attr/__init__.py", None),
+    (".venv/pyvenv.cfg", "hidden"),
+    (".venv/bin/activate", "hidden"),
+    (".venv/lib/site-packages/x.py", "hidden"),
+    (".venv/lib/python3.12/site-packages/.env", "hidden"),
+    (".venv/lib/python3.12/site-packages/pkg/secrets.py", "secrets"),
+    ("src/.venv/lib/python3.12/site-packages/x.py", "hidden"),
 ])
 def test_one_rule_for_the_files_a_version_or_an_agent_reads(rel: str, why: str | None) -> None:
     refusal = workspace_refusal(PurePosixPath(rel))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 import os
-from pathlib import Path
+import sys
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -265,3 +266,62 @@ def test_data_files_the_module_names_beside_it_join_the_view(tmp_path: Path) -> 
     assert sorted(path for path, _ in view.files) == [
         "pkg/__init__.py", "pkg/app.py", "pkg/words.txt"]
     assert dict(view.files)["pkg/words.txt"] == "alpha\n"
+
+
+def _environment(root: Path, version: str = "python3.11") -> Path:
+    """A virtual environment in ``root``'s ``.venv`` (its ``pyvenv.cfg`` and site-packages)."""
+    site = root / ".venv" / "lib" / version / "site-packages"
+    site.mkdir(parents=True)
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    return site
+
+
+def test_pure_python_packages_of_the_workspace_s_environment_join_the_view(
+        tmp_path: Path) -> None:
+    """python-slugify's layout: its module imports ``text_unidecode``, installed in the
+    workspace's ``.venv``, which reads ``data.bin`` beside it at import. Both join the view
+    (before: "No module named 'text_unidecode'", the module did not load); a package with
+    an extension module is left out and said so, and a link in site-packages to ``.env``
+    is refused where it leads."""
+    site = _environment(tmp_path)
+    (site / "text_unidecode").mkdir()
+    (site / "text_unidecode" / "__init__.py").write_text(
+        "import pkgutil\n_REPLACES = pkgutil.get_data(__name__, 'data.bin')\n")
+    (site / "text_unidecode" / "data.bin").write_text("a\0b\0c")
+    (site / "fast").mkdir()
+    (site / "fast" / "__init__.py").write_text("from ._speed import go\n")
+    (site / "fast" / "_speed.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    (tmp_path / ".env").write_text("TOKEN=sk-very-secret\n")
+    os.symlink(tmp_path / ".env", site / "leak.py")
+    text = "import text_unidecode\nimport fast\nimport leak\ndef f(s):\n    return s\n"
+    (tmp_path / "app.py").write_text(text)
+    view = module_view(text, tmp_path / "app.py", tmp_path)
+    assert view.roots == ("", ".venv/lib/python3.11/site-packages")
+    assert sorted(p for p, _ in view.files) == [
+        ".venv/lib/python3.11/site-packages/text_unidecode/__init__.py",
+        ".venv/lib/python3.11/site-packages/text_unidecode/data.bin", "app.py"]
+    assert all("sk-very-secret" not in t for _, t in view.files)
+    assert any(n.startswith("`fast` of the workspace's environment left out") for n in view.notes)
+    assert any(n.startswith(".venv/lib/python3.11/site-packages/leak.py left out")
+               and HIDDEN in n for n in view.notes)
+
+
+def test_the_environment_s_packages_come_after_the_workspace_s_own_modules(
+        tmp_path: Path) -> None:
+    """A module of the workspace shadows a package of the same name installed in its
+    environment, as on ``sys.path``; no ``pyvenv.cfg``, no environment; of several
+    Pythons' site-packages the sandbox's own (else the newest)."""
+    site = _environment(tmp_path)
+    (site / "util.py").write_text("INSTALLED = 1\n")
+    (tmp_path / "util.py").write_text("OWN = 1\n")
+    text = "import util\n"
+    view = module_view(text, tmp_path / "app.py", tmp_path)
+    assert sorted(p for p, _ in view.files) == ["app.py", "util.py"]
+    (tmp_path / ".venv" / "pyvenv.cfg").unlink()
+    assert mv.environment_roots(tmp_path) == []
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("")
+    (tmp_path / ".venv" / "lib" / "python3.99" / "site-packages").mkdir(parents=True)
+    own = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    expected = own if own == "python3.11" else "python3.99"
+    assert mv.environment_roots(tmp_path) == [
+        PurePosixPath(".venv", "lib", expected, "site-packages")]

@@ -161,7 +161,8 @@ def import_hint(detail: str) -> str:
                 "interpreter: the portable sandbox's CPython for WASI has no ssl, bz2, lzma, "
                 "multiprocessing, mmap, fcntl, pwd, grp, resource, termios, curses or "
                 "readline; the strict sandbox has them)")
-    return " (the sandbox holds the standard library and the workspace's own modules only)"
+    return (" (the sandbox holds the standard library, the workspace's own modules and the "
+            "pure-Python packages of its .venv or venv only)")
 
 
 def _failed_load(context: ModuleContext, failed: Sequence[Load], needed: Sequence[str],

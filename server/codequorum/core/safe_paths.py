@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path, PurePath
@@ -331,9 +332,11 @@ def workspace_refusal(rel: PurePath) -> str | None:
     agent, or None: a hidden component (``.env``, ``.git/config``) or a name that looks like
     it holds secrets (:data:`SECRET_WORDS`, :data:`SECRET_SUFFIXES`, :data:`SECRET_NAMES`:
     ``credentials.json``, ``config/master.key``, ``id_rsa``). The one rule for the path
-    asked for and for the path it resolves to. pnpm's store of installed packages,
-    ``node_modules/.pnpm`` (where each ``node_modules/<name>`` links), is not hidden: only
-    packages live there (a hidden or secret-looking name inside it still is)."""
+    asked for and for the path it resolves to. Two stores of installed packages are not
+    hidden: pnpm's, ``node_modules/.pnpm`` (where each ``node_modules/<name>`` links), and
+    the packages of the workspace's virtual environment, ``.venv/lib/python3.X/site-packages``
+    (``.venv/Lib/site-packages`` on Windows): only packages live there (a hidden or
+    secret-looking name inside them still is, and the rest of ``.venv``)."""
     parts = rel.parts
     if any(part.startswith(".") and not _package_store(parts, k) for k, part in enumerate(parts)):
         return HIDDEN
@@ -343,8 +346,19 @@ def workspace_refusal(rel: PurePath) -> str | None:
 
 
 def _package_store(parts: tuple[str, ...], k: int) -> bool:
-    """Whether ``parts[k]`` is pnpm's store, ``.pnpm`` right inside a ``node_modules``."""
-    return parts[k] == ".pnpm" and k > 0 and parts[k - 1] == "node_modules"
+    """Whether ``parts[k]`` is pnpm's store, ``.pnpm`` right inside a ``node_modules``, or
+    the workspace's ``.venv`` on the way to its ``site-packages``."""
+    if parts[k] == ".pnpm":
+        return k > 0 and parts[k - 1] == "node_modules"
+    return parts[k] == ".venv" and k == 0 and site_packages(parts[1:])
+
+
+def site_packages(parts: tuple[str, ...]) -> bool:
+    """Whether ``parts`` (in a virtual environment) go through its ``site-packages``:
+    ``lib/python3.12/site-packages/...``, or ``Lib/site-packages/...`` as Windows lays it."""
+    return (len(parts) >= 3 and parts[0] == "lib" and re.fullmatch(r"python3\.\d+", parts[1])
+            is not None and parts[2] == "site-packages") or (
+        len(parts) >= 2 and parts[0] == "Lib" and parts[1] == "site-packages")
 
 
 def _secret_looking(name: str) -> bool:

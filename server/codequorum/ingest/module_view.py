@@ -22,13 +22,16 @@ statements (nothing here runs or compiles the module). The view is kept small:
   :data:`MAX_IMPORTED_NAMES` imported names; what is left out is said in the notes.
 
 Imports are looked up where a run from the workspace would find them: the folder above
-the module's package (the chain of folders holding ``__init__.py``), the workspace root and
-its ``src`` folder, in that order.
+the module's package (the chain of folders holding ``__init__.py``), the workspace root,
+its ``src`` folder, and the ``site-packages`` of its virtual environment (``.venv`` or
+``venv``: the packages the project installed, Python sources only; a package with native
+code is left out), in that order.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -108,7 +111,8 @@ def module_view(text: str, path: Path | None, workspace: Path | None) -> ModuleV
     for init, dotted in layout.package_inits():
         builder.add_file(init, dotted, is_package=True)
     builder.follow()
-    builder.add_package_data(layout.rel)
+    for rel in [layout.rel, *builder.installed]:
+        builder.add_package_data(rel)
     return ModuleView(
         name=layout.name,
         path=layout.rel.as_posix(),
@@ -166,10 +170,15 @@ class _Layout:
         dotted = names[top:] or [Path(parts[-1]).stem]
         import_root = PurePosixPath(*parts[:top])
         roots = [import_root]
-        for extra in (PurePosixPath(), PurePosixPath("src")):
+        for extra in (PurePosixPath(), PurePosixPath("src"), *environment_roots(root)):
             if extra not in roots and (root / extra).is_dir():
                 roots.append(extra)
         return cls(root, PurePosixPath(*parts), ".".join(dotted), is_package, roots)
+
+    def environment(self, base: PurePosixPath) -> bool:
+        """Whether the import root ``base`` is the site-packages of the workspace's
+        virtual environment."""
+        return base.name == "site-packages"
 
     def package_inits(self) -> list[tuple[PurePosixPath, str]]:
         """The ``__init__.py`` of each package above the module and its dotted name,
@@ -183,6 +192,60 @@ class _Layout:
             out.append((folder / "__init__.py", ".".join(parents[:j])))
             folder = folder.parent
         return out[::-1]
+
+
+#: The folders of the workspace a virtual environment lives in (``python -m venv .venv``,
+#: uv's and Poetry's in-project one), the first with a ``pyvenv.cfg`` counts.
+ENVIRONMENTS = (".venv", "venv")
+#: Entries of an installed package looked at for native code, at most.
+MAX_PACKAGE_ENTRIES = 4000
+#: What an extension module's file ends with.
+NATIVE_SUFFIXES = (".so", ".pyd", ".dylib")
+
+
+def environment_roots(root: Path) -> list[PurePosixPath]:
+    """The site-packages of the workspace's virtual environment (relative; empty when it
+    has none): an import the workspace's own folders do not give is looked up there last,
+    as the environment's Python would find it. Of several Pythons' folders, the one of the
+    sandbox's Python, else the newest."""
+    for name in ENVIRONMENTS:
+        env = root / name
+        if not (env / "pyvenv.cfg").is_file():
+            continue
+        own = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        found = sorted((p.parent.name for p in env.glob("lib/python3.*/site-packages")
+                        if p.is_dir()), key=lambda v: (v == own, _version(v)), reverse=True)
+        if found:
+            return [PurePosixPath(name, "lib", found[0], "site-packages")]
+        if (env / "Lib" / "site-packages").is_dir():
+            return [PurePosixPath(name, "Lib", "site-packages")]
+    return []
+
+
+def _version(folder: str) -> tuple[int, ...]:
+    """``python3.12`` -> (3, 12)."""
+    digits = folder.removeprefix("python").split(".")
+    return tuple(int(d) for d in digits if d.isdigit())
+
+
+def native_code(folder: Path) -> bool:
+    """Whether an installed package's folder holds an extension module (a compiled
+    ``.so``/``.pyd``): the sandbox loads Python sources only, so such a package is left out
+    whole (one looked at past :data:`MAX_PACKAGE_ENTRIES` entries counts as having one)."""
+    seen = 0
+    stack = [folder]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > MAX_PACKAGE_ENTRIES or entry.name.endswith(NATIVE_SUFFIXES):
+                return True
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+    return False
 
 
 def _resolved(workspace: Path | None) -> Path | None:
@@ -289,6 +352,8 @@ class _Builder:
         self.left_out: set[str] = set()
         self._full = False
         self._seen_names: set[str] = set()
+        #: The files added from the virtual environment's site-packages.
+        self.installed: list[PurePosixPath] = []
 
     def add_module(self, rel: PurePosixPath, text: str, dotted: str, is_package: bool) -> None:
         """The module itself, from the editor's text."""
@@ -325,9 +390,12 @@ class _Builder:
         self.bytes += len(text.encode("utf-8"))
         self.trees[rel] = _parse(text)
         self.pending.append((rel, dotted, is_package))
+        if "site-packages" in rel.parts:
+            self.installed.append(rel)
 
     def add_package_data(self, rel: PurePosixPath) -> None:
-        """Data files of the module's own folder that its text names (``"data.txt"`` in
+        """Data files of the folder of ``rel`` (the module, or a file of an installed
+        package) that its text names (``"data.txt"`` in
         ``pkgutil.get_data(__package__, "data.txt")``, ``files(...) / "words.json"``,
         ``open(join(dirname(__file__), "table.csv"))``): text files only, at most
         :data:`MAX_DATA_FILES`, so that its top level reads what it reads when installed."""
@@ -338,10 +406,12 @@ class _Builder:
         for name in sorted(_data_names(tree))[:MAX_DATA_FILES]:
             data = folder / name
             key = data.as_posix()
-            if (key in self.files or workspace_refusal(data) is not None
-                    or len(self.files) >= MAX_VIEW_FILES):
+            if key in self.files or len(self.files) >= MAX_VIEW_FILES \
+                    or not (self.layout.workspace / folder / name).is_file():
                 continue
-            if not (self.layout.workspace / folder / name).is_file():
+            refused = workspace_refusal(data)
+            if refused is not None:  # certifi's ``cacert.pem``: named like a key file
+                self.notes.append(f"{key} left out of the sandbox's view: {refused}")
                 continue
             text, _ = read_inside(self.layout.workspace, data,
                                    min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
@@ -381,6 +451,8 @@ class _Builder:
         # a regular package or module first, in sys.path order; a namespace folder last
         for base in [*(b for b in roots if _defines(root / b, parts[0])),
                      *(b for b in roots if (root / b / parts[0]).is_dir())]:
+            if self.layout.environment(base) and self._native(root / base, parts[0]):
+                return []
             found: list[tuple[PurePosixPath, str, bool]] = []
             here = PurePosixPath(base)
             for i, part in enumerate(parts):
@@ -398,6 +470,17 @@ class _Builder:
                     break
             return found
         return []
+
+
+    def _native(self, base: Path, top: str) -> bool:
+        """Whether the environment's package ``top`` has native code (said once)."""
+        if not (base / top).is_dir() or not native_code(base / top):
+            return False
+        note = (f"`{top}` of the workspace's environment left out of the sandbox's view: "
+                "it has native code (the sandbox loads Python sources only)")
+        if note not in self.notes:
+            self.notes.append(note)
+        return True
 
 
 def _defines(folder: Path, name: str) -> bool:
@@ -430,12 +513,15 @@ def read_inside(root: Path, rel: PurePosixPath, limit: int) -> tuple[str | None,
 
 
 __all__ = [
+    "ENVIRONMENTS",
     "MAX_FILE_BYTES",
     "MAX_VIEW_BYTES",
     "MAX_VIEW_FILES",
     "ModuleView",
+    "environment_roots",
     "function_kind",
     "imported_names",
     "module_context",
     "module_view",
+    "native_code",
 ]

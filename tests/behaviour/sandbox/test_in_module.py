@@ -285,6 +285,22 @@ def test_a_src_layout_package_imported_absolutely() -> None:
     assert outputs(result) == ["9"]
 
 
+def test_a_package_of_the_workspace_s_environment_is_imported_from_its_site_packages() -> None:
+    """The view holds an installed package under ``.venv/lib/python3.11/site-packages``,
+    one of its roots: the module imports it at its top level and the version uses it."""
+    site = ".venv/lib/python3.11/site-packages"
+    source = "import text_unidecode\ndef ascii(s):\n    return s\n"
+    package = ("import pkgutil\n_R = pkgutil.get_data(__name__, 'data.bin').decode().split('|')\n"
+               "def unidecode(s):\n    return ''.join(_R[0] if ord(c) > 127 else c for c in s)\n")
+    ctx = context(source, "ascii", files=((f"{site}/text_unidecode/__init__.py", package),
+                                          (f"{site}/text_unidecode/data.bin", "?|!")),
+                  roots=("", site))
+    result = run_candidate("def ascii(s):\n    return text_unidecode.unidecode(s)\n",
+                           [call("café", expected="caf?")], "ascii", module=ctx)
+    assert result.module == ModuleLoad(loaded=True), result.module
+    assert [t.passed for t in result.tests] == [True]
+
+
 def test_a_module_named_like_the_standard_library() -> None:
     """``ast.py`` in a workspace: loaded from its file, the harness's own ``ast`` kept."""
     source = "import json\nX = 2\ndef f(x):\n    return x\n"

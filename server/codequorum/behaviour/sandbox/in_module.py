@@ -57,7 +57,7 @@ MAX_BYTES = 64 * 1024 * 1024
 
 def view_files(context: dict[str, Any]) -> list[tuple[str, str]]:
     """The view's (relative path, text) pairs, each path checked: relative, no ``..``, no
-    empty or hidden component."""
+    empty or hidden component but the workspace's ``.venv`` (its site-packages' sources)."""
     out: list[tuple[str, str]] = []
     total = 0
     for item in list(context.get("files") or [])[:MAX_FILES]:
@@ -67,7 +67,8 @@ def view_files(context: dict[str, Any]) -> list[tuple[str, str]]:
         if not (isinstance(rel, str) and isinstance(text, str)) or "\0" in rel:
             continue
         parts = rel.split("/")
-        if any(not p or p.startswith(".") for p in parts):
+        if any(not p or (p.startswith(".") and (k, p) != (0, ".venv"))
+               for k, p in enumerate(parts)):
             continue
         total += len(text)
         if total > MAX_BYTES:
