@@ -14,6 +14,7 @@ input and why.
 
     .venv/bin/python bench/bench_real_js_inputs.py [--run] [--json] [-v]
     .venv/bin/python bench/bench_real_js_inputs.py --smoke   # one package, run
+    .venv/bin/python bench/bench_real_js_inputs.py --run --root CHECKOUT --glob "src/*/index.ts"
 """
 
 from __future__ import annotations
@@ -51,28 +52,36 @@ SMOKE = ("ms@2.1.3",)
 MAX_FUNCTIONS = 80
 
 
-def sets_of(package: str, root: Path) -> Iterator[Any]:
-    """A one-version set in its module for every function of the package's files."""
+#: Files of a checkout that are tests or declarations, not functions to count.
+NOT_COUNTED = (".test.", ".spec.", ".test-d.", ".d.ts")
+
+
+def sets_of(package: str, root: Path, patterns: tuple[str, ...] | None = None,
+            limit: int = MAX_FUNCTIONS) -> Iterator[Any]:
+    """A one-version set in its module for every function of the package's files (or of
+    ``patterns`` in a checkout), its JSDoc the set's prompt as ``check`` gives it."""
     from codequorum.core.model import VersionSet
     from codequorum.core.parsing import functions, language_from_path
     from codequorum.ingest.js_module_view import js_module_view
-    from codequorum.pipeline.session import current_code
+    from codequorum.pipeline.session import current_code, examples_outside
 
     count = 0
-    for pattern in PACKAGES[package]:
+    for pattern in patterns or PACKAGES[package]:
         for path in sorted(root.glob(pattern)):
+            if any(mark in path.name for mark in NOT_COUNTED):
+                continue
             text = path.read_text(encoding="utf-8")
             language = str(language_from_path(path.name))
             view = js_module_view(text, path, root)
             for info in functions(text, language):
-                if count >= MAX_FUNCTIONS:
+                if count >= limit:
                     return
                 count += 1
                 context = view.context(info.qualified_name, info.kind)
                 yield VersionSet.from_codes(
                     f"{package}/{path.relative_to(root).as_posix()}::{info.qualified_name}",
                     [current_code(text, info)], entry_point=info.name, module=context,
-                    language=language)
+                    language=language, prompt=examples_outside(language, info.docstring))
 
 
 def tally(sets: list[Any], run: bool, verbose: bool) -> Counter[str]:
@@ -124,14 +133,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--smoke", action="store_true", help="one package, run")
+    parser.add_argument("--root", type=Path, help="a checkout of a repository instead of "
+                        "the packages (its workspace: its imports resolved in it)")
+    parser.add_argument("--glob", default="src/**/*.ts",
+                        help="with --root: its files whose functions count (comma-separated "
+                        "globs; tests and declaration files left out)")
+    parser.add_argument("--limit", type=int, default=400, help="with --root: functions, at most")
     args = parser.parse_args(argv)
+    run = args.run or args.smoke
+    results: dict[str, dict[str, Any]] = {}
+    total: Counter[str] = Counter()
+    if args.root is not None:
+        root = args.root.resolve()
+        sets = list(sets_of(root.name, root, tuple(args.glob.split(",")), args.limit))
+        results[root.name] = dict(tally(sets, run, args.verbose))
+        return _report(results, run, args.json)
     if shutil.which("npm") is None or shutil.which("node") is None:
         print("skipped: needs npm and node (the packages are fetched with npm pack)")
         return 0
     packages = SMOKE if args.smoke else tuple(PACKAGES)
-    run = args.run or args.smoke
-    results: dict[str, dict[str, Any]] = {}
-    total: Counter[str] = Counter()
     with tempfile.TemporaryDirectory(prefix="cq-real-js-inputs-") as tmp:
         for package in packages:
             root = fetch(package, Path(tmp))
@@ -141,7 +161,12 @@ def main(argv: list[str] | None = None) -> int:
             total.update(counts)
             results[package] = dict(counts)
     results["all"] = dict(total)
-    if args.json:
+    return _report(results, run, args.json)
+
+
+def _report(results: dict[str, dict[str, Any]], run: bool, as_json: bool) -> int:
+    """The figures per package (and in all), as a table or JSON."""
+    if as_json:
         print(json.dumps(results, indent=2))
         return 0
     print(f"{'package':28} {'functions':>9} {'inputs':>7} {'ran':>6} {'varied':>7}")
