@@ -234,15 +234,19 @@ def test_declared_types_draw_beside_an_example_in_the_functions_module_too() -> 
     """In its module (``check``, the editor) as alone (``score``): one example lets the
     every-fourth-year version pass, the declared ``Date`` draws 1900 where it parts (as
     Python's annotations draw beside its doctests). Types an example's values only show
-    still draw only for a function alone."""
+    draw too (date-fns's compiled ``isLeapYear``: only its example ran, and the versions
+    agreed), unless the workspace's tests or callers call the function."""
     from codequorum.core.model import ModuleContext
 
     typed = ("/**\n * @example\n * isLeapYear(new Date(2012, 8, 1))\n * //=> true\n */\n"
              "export function isLeapYear(date: Date): boolean { return true; }\n")
     shown = "/**\n * @example\n * twice(2) // => 4\n */\nexport function twice(n) { return n; }\n"
-    for text, entry, drawn in ((typed, "isLeapYear", True), (shown, "twice", False)):
+    caller = (("use.ts", "import {twice} from './m';\ntwice(3);\n"),)
+    for text, entry, callers, drawn in ((typed, "isLeapYear", (), True),
+                                        (shown, "twice", (), True),
+                                        (shown, "twice", caller, False)):
         module = ModuleContext(name="m", path="m.ts", qualified_name=entry, kind="function",
-                               files=(("m.ts", text),), roots=())
+                               files=(("m.ts", text),), roots=(), callers=callers)
         version_set = VersionSet.from_codes("t", [text], language="typescript",
                                             entry_point=entry)
         plan = collect_js_inputs(replace(version_set, module=module))

@@ -477,11 +477,13 @@ def collect_js_inputs(
     typed, aliases = found if found is not None else (None, declared)
     shown = shown_types(plan)
     draw = typed if typed is not None else shown
-    drawing = typed is not None or not plan.cases or version_set.module is None
+    called = any(c.origin in ("test", "caller") for c in plan.cases)
+    drawing = typed is not None or not called or version_set.module is None
     if use_hypothesis and draw is not None and drawing:
         # beside the examples too, where versions part that they agree on: of the types
-        # declared (as Python's annotations draw beside its doctests), or, for a function
-        # alone, of the types the examples show (in its module, its calls are the truth)
+        # declared (as Python's annotations draw beside its doctests), or of the types the
+        # examples show, unless the workspace's tests and callers call it (its calls are
+        # then the truth)
         _add_typed(plan, draw, entry, hypothesis_examples, known, aliases)
         if hypothesis_examples > 0:
             optional = optional_types(typing, entry, typed) \
