@@ -1171,3 +1171,34 @@ def test_a_typescript_function_of_date_fns_runs_in_its_module_on_its_tests(
     assert row["not_run"] is None, proc.stderr
     assert row["verdict"] == "divergent-outputs" and row["recommended"] == 0, row
     assert row["interpreter"].startswith("node ")
+
+
+def test_a_python_function_whose_module_imports_an_installed_package_runs_in_it(
+        tmp_path: Path) -> None:
+    """A module importing ``text_unidecode`` (a pure-Python package that reads its
+    ``data.bin`` at import) installed in the workspace's ``.venv``: ``check`` runs the
+    versions in the module and finds the one that drops a letter (before: "No module named
+    'text_unidecode'", not run in its module)."""
+    site = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages" / "text_unidecode"
+    site.mkdir(parents=True)
+    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (site / "__init__.py").write_text(
+        "import pkgutil\n_TABLE = dict(pair.split('=') for pair in "
+        "pkgutil.get_data(__name__, 'data.bin').decode().split(';'))\n"
+        "def unidecode(text):\n    return ''.join(_TABLE.get(c, c) for c in text)\n")
+    (site / "data.bin").write_text("é=e;ß=ss;ï=i")
+    text = ("from text_unidecode import unidecode\n\n\n"
+            "def ascii_slug(text: str) -> str:\n"
+            "    \"\"\"The text in ASCII, lower case, words joined by dashes.\n\n"
+            "    >>> ascii_slug('Café Noir')\n    'cafe-noir'\n    \"\"\"\n"
+            "    return '-'.join(unidecode(text).lower().split())\n")
+    versions = ["def ascii_slug(text: str) -> str:\n"
+                "    return '-'.join(unidecode(text).lower().split())\n",
+                "def ascii_slug(text: str) -> str:\n"
+                "    return '-'.join(w for w in unidecode(text).lower().split() if len(w) > 1)\n",
+                "def ascii_slug(text: str) -> str:\n"
+                "    return unidecode(text).lower().strip().replace(' ', '-')\n"]
+    proc = _stored_then_checked(tmp_path, "app.py", text, "ascii_slug", versions)
+    [row] = json.loads(proc.stdout)["functions"]
+    assert row["not_run"] is None, proc.stderr
+    assert "divergent-outputs" in row["verdicts"], row
