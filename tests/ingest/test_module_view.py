@@ -293,7 +293,9 @@ def test_pure_python_packages_of_the_workspace_s_environment_join_the_view(
     (site / "fast" / "_speed.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
     (tmp_path / ".env").write_text("TOKEN=sk-very-secret\n")
     os.symlink(tmp_path / ".env", site / "leak.py")
-    text = "import text_unidecode\nimport fast\nimport leak\ndef f(s):\n    return s\n"
+    os.symlink("/", site / "out")  # a package folder leading out: not even listed
+    text = ("import text_unidecode\nimport fast\nimport leak\nimport out.etc\n"
+            "def f(s):\n    return s\n")
     (tmp_path / "app.py").write_text(text)
     view = module_view(text, tmp_path / "app.py", tmp_path)
     assert view.roots == ("", ".venv/lib/python3.11/site-packages")
@@ -302,6 +304,8 @@ def test_pure_python_packages_of_the_workspace_s_environment_join_the_view(
         ".venv/lib/python3.11/site-packages/text_unidecode/data.bin", "app.py"]
     assert all("sk-very-secret" not in t for _, t in view.files)
     assert any(n.startswith("`fast` of the workspace's environment left out") for n in view.notes)
+    assert "`out` of the workspace's environment left out of the sandbox's view: it leads out " \
+        "of the workspace" in view.notes
     assert any(n.startswith(".venv/lib/python3.11/site-packages/leak.py left out")
                and HIDDEN in n for n in view.notes)
 

@@ -473,11 +473,19 @@ class _Builder:
 
 
     def _native(self, base: Path, top: str) -> bool:
-        """Whether the environment's package ``top`` has native code (said once)."""
-        if not (base / top).is_dir() or not native_code(base / top):
+        """Whether the environment's package ``top`` has native code, or leads out of the
+        workspace through a link (its folder is then not even listed); said once."""
+        folder = base / top
+        if not folder.is_dir():
             return False
-        note = (f"`{top}` of the workspace's environment left out of the sandbox's view: "
-                "it has native code (the sandbox loads Python sources only)")
+        workspace = self.layout.workspace
+        outside = workspace is None or not Path(os.path.realpath(folder)).is_relative_to(
+            workspace)
+        if not outside and not native_code(folder):
+            return False
+        why = "it leads out of the workspace" if outside else \
+            "it has native code (the sandbox loads Python sources only)"
+        note = f"`{top}` of the workspace's environment left out of the sandbox's view: {why}"
         if note not in self.notes:
             self.notes.append(note)
         return True
