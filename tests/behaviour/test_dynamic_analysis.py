@@ -688,7 +688,7 @@ def test_a_module_that_does_not_load_leaves_self_contained_versions_standing(
     assert dynamic_verdicts(report)[0].message == (
         "the module `app` did not load in the sandbox: its top level raised "
         "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library, "
-        "the workspace's own modules and the pure-Python packages of its .venv or venv only); "
+        "the workspace's own modules and the pure-Python packages of its .venv, venv or env only); "
         "the versions ran without it (none of them uses a name from it)")
 
 

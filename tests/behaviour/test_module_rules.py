@@ -82,7 +82,7 @@ def test_versions_that_need_nothing_from_a_module_that_did_not_load_stand() -> N
     assert judged.problem == (
         "the module `app` did not load in the sandbox: its top level raised "
         "ModuleNotFoundError: No module named 'numpy' (the sandbox holds the standard library, "
-        "the workspace's own modules and the pure-Python packages of its .venv or venv only); "
+        "the workspace's own modules and the pure-Python packages of its .venv, venv or env only); "
         "the versions ran without it (none of them uses a name from it)")
 
 
@@ -266,7 +266,7 @@ def test_takes_instance(name: str, expected: bool) -> None:
      "fcntl, pwd, grp, resource, termios, curses or readline; the strict sandbox has them)"),
     ("its top level raised ModuleNotFoundError: No module named 'numpy.linalg'",
      " (the sandbox holds the standard library, the workspace's own modules and the "
-     "pure-Python packages of its .venv or venv only)"),
+     "pure-Python packages of its .venv, venv or env only)"),
     ("its top level raised ValueError: no", ""),
 ])
 def test_an_import_that_failed_says_whether_the_sandbox_or_the_workspace_lacks_it(

@@ -162,7 +162,7 @@ def import_hint(detail: str) -> str:
                 "multiprocessing, mmap, fcntl, pwd, grp, resource, termios, curses or "
                 "readline; the strict sandbox has them)")
     return (" (the sandbox holds the standard library, the workspace's own modules and the "
-            "pure-Python packages of its .venv or venv only)")
+            "pure-Python packages of its .venv, venv or env only)")
 
 
 def _failed_load(context: ModuleContext, failed: Sequence[Load], needed: Sequence[str],

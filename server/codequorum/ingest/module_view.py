@@ -23,8 +23,8 @@ statements (nothing here runs or compiles the module). The view is kept small:
 
 Imports are looked up where a run from the workspace would find them: the folder above
 the module's package (the chain of folders holding ``__init__.py``), the workspace root,
-its ``src`` folder, and the ``site-packages`` of its virtual environment (``.venv`` or
-``venv``: the packages the project installed, Python sources only; a package with native
+its ``src`` folder, and the ``site-packages`` of its virtual environment (``.venv``,
+``venv`` or ``env``: the packages the project installed, Python sources only; a package with native
 code is left out), in that order.
 """
 
@@ -195,8 +195,8 @@ class _Layout:
 
 
 #: The folders of the workspace a virtual environment lives in (``python -m venv .venv``,
-#: uv's and Poetry's in-project one), the first with a ``pyvenv.cfg`` counts.
-ENVIRONMENTS = (".venv", "venv")
+#: uv's and Poetry's in-project one, ``venv``, ``env``), the first with a ``pyvenv.cfg`` counts.
+ENVIRONMENTS = (".venv", "venv", "env")
 #: Entries of an installed package looked at for native code, at most.
 MAX_PACKAGE_ENTRIES = 4000
 #: What an extension module's file ends with.
