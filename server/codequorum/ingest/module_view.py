@@ -144,6 +144,8 @@ class _Layout:
     name: str
     is_package: bool
     roots: list[PurePosixPath]
+    #: The site-packages of the workspace's virtual environment (the last root), if any.
+    installed: PurePosixPath | None = None
 
     @property
     def package(self) -> str:
@@ -170,15 +172,16 @@ class _Layout:
         dotted = names[top:] or [Path(parts[-1]).stem]
         import_root = PurePosixPath(*parts[:top])
         roots = [import_root]
-        for extra in (PurePosixPath(), PurePosixPath("src"), *environment_roots(root)):
+        for extra in (PurePosixPath(), PurePosixPath("src")):
             if extra not in roots and (root / extra).is_dir():
                 roots.append(extra)
-        return cls(root, PurePosixPath(*parts), ".".join(dotted), is_package, roots)
+        installed = next(iter(environment_roots(root)), None)
+        return cls(root, PurePosixPath(*parts), ".".join(dotted), is_package,
+                   [*roots, *([installed] if installed is not None else [])], installed)
 
-    def environment(self, base: PurePosixPath) -> bool:
-        """Whether the import root ``base`` is the site-packages of the workspace's
-        virtual environment."""
-        return base.name == "site-packages"
+    def from_environment(self, rel: PurePosixPath) -> bool:
+        """Whether ``rel`` (a root or a file) is in the environment's site-packages."""
+        return self.installed is not None and rel.is_relative_to(self.installed)
 
     def package_inits(self) -> list[tuple[PurePosixPath, str]]:
         """The ``__init__.py`` of each package above the module and its dotted name,
@@ -390,7 +393,7 @@ class _Builder:
         self.bytes += len(text.encode("utf-8"))
         self.trees[rel] = _parse(text)
         self.pending.append((rel, dotted, is_package))
-        if "site-packages" in rel.parts:
+        if self.layout.from_environment(rel):
             self.installed.append(rel)
 
     def add_package_data(self, rel: PurePosixPath) -> None:
@@ -451,7 +454,7 @@ class _Builder:
         # a regular package or module first, in sys.path order; a namespace folder last
         for base in [*(b for b in roots if _defines(root / b, parts[0])),
                      *(b for b in roots if (root / b / parts[0]).is_dir())]:
-            if self.layout.environment(base) and self._native(root / base, parts[0]):
+            if self.layout.from_environment(base) and self._native(root / base, parts[0]):
                 return []
             found: list[tuple[PurePosixPath, str, bool]] = []
             here = PurePosixPath(base)
