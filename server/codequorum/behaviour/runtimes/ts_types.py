@@ -89,8 +89,8 @@ def instantiated(name: str, args: list[str], aliases: Mapping[str, str]) -> str 
     if len(args) > len(bounds):
         return None
     given: dict[str, str] = {}
-    for k, name in enumerate(bounds):  # a default may name the parameters before it
-        given[name] = _put_in(args[k] if k < len(args) else bounds[name] or "unknown", given)
+    for k, param in enumerate(bounds):  # a default may name the parameters before it
+        given[param] = _put_in(args[k] if k < len(args) else bounds[param] or "unknown", given)
     return _put_in(body, given)
 
 
@@ -288,7 +288,7 @@ def callback_source(type_text: str) -> str | None:
     t = type_text.strip()
     while t.startswith("(") and _closes_at_end(t):
         t = t[1:-1].strip()
-    rest = t[re.match(r"(?:<[^>]*>\s*)?", t).end():]  # type: ignore[union-attr]
+    rest = re.sub(r"^<[^>]*>\s*", "", t)  # a generic function type's own parameters
     # ``(x: T) => R``: the parameters' parenthesis closes right before the arrow (in
     # ``((x: T) => R)[]``, an array of functions, it closes after ``R``)
     m = re.fullmatch(r"\s*=>\s*(.+)", rest[_closing(rest) + 1:], re.S) \
