@@ -9,8 +9,10 @@ as an editor collects them: JSDoc examples and types, TypeScript types, the uses
 parameters, calls in the package's files. Reported per package and overall: the share of
 functions that get inputs, and with ``--run`` the share whose inputs ran in the strict Node
 sandbox (one input finished without an exception) and the share that returned more than one
-value over its inputs (where versions could part at all); ``-v`` lists the functions without an
-input and why.
+value over its inputs (where versions could part at all), the share with an example whose
+expected value grades it, and how many of those the function's own code passes (an example
+read wrong, or run where its names are not, fails it); ``-v`` lists the functions without an
+input and why, and the examples the function's own code fails.
 
     .venv/bin/python bench/bench_real_js_inputs.py [--run] [--json] [-v]
     .venv/bin/python bench/bench_real_js_inputs.py --smoke   # one package, run
@@ -107,6 +109,14 @@ def tally(sets: list[Any], run: bool, verbose: bool) -> Counter[str]:
                       for row in report.outcomes)
             counts["ran"] += ran
             counts["varied"] += varied(report)
+            graded = any(i.get("checked") for i in report.inputs)
+            counts["graded"] += graded
+            own = report.candidates[0] if report.candidates else None
+            counts["held"] += graded and own is not None and own.passed == own.graded
+            if verbose and graded and own is not None and own.passed != own.graded:
+                failed = [i["label"] for i, row in zip(report.inputs, report.outcomes[0],
+                                                      strict=False) if i.get("checked")]
+                print(f"  an example failed: {ss.task_id}: {failed[:3]}")
             if verbose and not ran and plan_has(plans, sets, ss):
                 raised = Counter(o[1] for row in report.outcomes for o in row or ()
                                  if o is not None and o[1] is not None)
@@ -169,13 +179,16 @@ def _report(results: dict[str, dict[str, Any]], run: bool, as_json: bool) -> int
     if as_json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"{'package':28} {'functions':>9} {'inputs':>7} {'ran':>6} {'varied':>7}")
+    print(f"{'package':28} {'functions':>9} {'inputs':>7} {'ran':>6} {'varied':>7} "
+          f"{'graded':>7} {'held':>5}")
     for name, c in results.items():
         n = c.get("functions", 0) or 1
         ran = f"{c.get('ran', 0) / n:.0%}" if run else "-"
         many = f"{c.get('varied', 0) / n:.0%}" if run else "-"
+        graded = f"{c.get('graded', 0) / n:.0%}" if run else "-"
+        held = f"{c.get('held', 0)}/{c.get('graded', 0)}" if run else "-"
         print(f"{name:28} {c.get('functions', 0):9} {c.get('with_inputs', 0) / n:7.0%} "
-              f"{ran:>6} {many:>7}")
+              f"{ran:>6} {many:>7} {graded:>7} {held:>5}")
     return 0
 
 

@@ -218,6 +218,19 @@ def test_a_javascript_method_given_alone_is_read_in_its_class() -> None:
     assert not extract_from_code(method, "javascript", "comparePre").ok  # not a method name
 
 
+def test_a_class_fields_arrow_function_given_alone_keeps_its_name() -> None:
+    """``double = (n) => n * 2;`` reads alone as an assignment of the arrow; as a version
+    of ``Counter.double`` it is the class's field, name and all (the arrow alone put in the
+    field's place would not parse). A ``function`` of that name is still the function."""
+    field = "double = (n: number): number => n * 2;\n"
+    got = extract_from_code(field, "typescript", "Counter.double")
+    assert got.ok and got.code == "double = (n: number): number => n * 2\n"
+    assert extract_from_code(field, "typescript", "double").code == \
+        "(n: number): number => n * 2\n"  # a plain name: the assignment's function
+    plain = "function double(n) {\n  return n * 2;\n}\n"
+    assert extract_from_code(plain, "javascript", "Counter.double").code == plain
+
+
 def test_a_version_given_as_a_chat_answer_is_its_fenced_code() -> None:
     answer = f"Here you go:\n```python\n{FUNC}```\nIt adds `a` and `b`."
     assert unfenced(answer, "python") == FUNC

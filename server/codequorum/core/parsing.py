@@ -43,6 +43,7 @@ __all__ = [
     "get_parser",
     "language_from_path",
     "nests_deeper",
+    "node_text",
     "normalize_language",
     "parse",
     "parse_versions",
@@ -463,6 +464,11 @@ def _function_query(canonical: str) -> tree_sitter.Query:
     if scope_types:
         pattern += " [" + " ".join(f"({t})" for t in scope_types) + "] @s"
     return tree_sitter.Query(_language(canonical), pattern)
+
+
+def node_text(node: tree_sitter.Node) -> str:
+    """A node's source text (bytes that are no UTF-8 replaced)."""
+    return (node.text or b"").decode("utf-8", "replace")
 
 
 def _text(src: bytes, node: tree_sitter.Node) -> str:

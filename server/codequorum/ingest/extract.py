@@ -337,7 +337,7 @@ _CLASS_MEMBERS = frozenset({"javascript", "typescript", "tsx"})
 def _function_in(code: str, lang: str, name: str) -> ExtractResult:
     tree = parse(code, lang)
     found = _find(parsing.functions(code, lang), name)
-    if found is None and lang in _CLASS_MEMBERS and "." in name:
+    if _member_given_alone(found, lang, name):
         alone = _method_alone(code, lang, name)
         if alone is not None:
             return alone
@@ -382,6 +382,15 @@ def _with_helpers(code: str, tree: tree_sitter.Tree, found: FunctionInfo, lang: 
 
 def _text_of(data: bytes, node: tree_sitter.Node) -> str:
     return data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+
+def _member_given_alone(found: FunctionInfo | None, lang: str, name: str) -> bool:
+    """Whether a method's version may be a class member given alone: nothing of its name
+    is found, or only a statement of its short name (``double = (n) => n * 2;``, a class
+    field's arrow function, which alone reads as an assignment of the arrow)."""
+    if lang not in _CLASS_MEMBERS or "." not in name:
+        return False
+    return found is None or found.qualified_name == name.rpartition(".")[2]
 
 
 def _method_alone(code: str, lang: str, name: str) -> ExtractResult | None:

@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from codequorum.behaviour.runtimes.js_inputs import (
+    code_examples,
     collect_js_inputs,
     example_call,
     examples,
@@ -514,3 +515,87 @@ def test_a_helper_in_a_file_the_module_imports_tells_a_parameter_s_type() -> Non
         "parameter types guessed from their use: string"]
     assert drawn((("node_modules/x/index.js", package),)) == [
         "parameter types guessed from their use: number[]"]
+
+
+REMEDA_ADD = """/**
+ * Adds two numbers.
+ *
+ * @example
+ *    add(10, 5) // => 15
+ *    add(a, b)
+ * @example
+ *    add(5)(10) // => 15
+ *    const fns = [add(1), add(2)];
+ *    fns.map((fn) => fn(1)) // => [2, 3]
+ *    fns[0](add(1)(1)) // => 3
+ *    map([1, 2], add(1)) // => [2, 3]
+ */"""
+
+
+def test_examples_calling_the_function_inside_code_of_their_own_run_whole() -> None:
+    """``add(10, 5)`` is a literal call (:func:`examples`'); ``add(5)(10)`` and the lines
+    reading the example's constant (which holds the function's values) are code examples;
+    ``add(a, b)`` (the signature, names nobody gives) and ``map(...)`` (a function the
+    module does not have) are none."""
+    got = code_examples(REMEDA_ADD, "add", "typescript", frozenset({"add"}))
+    assert [(label, expected, has) for label, _, expected, has in got] == [
+        ("add(5)(10)", 15, True), ("fns.map((fn) => fn(1))", [2, 3], True),
+        ("fns[0](add(1)(1))", 3, True)]
+    assert "const fns = [add(1), add(2)];" in got[1][1]  # declared first
+    assert "const fns" not in got[0][1]  # a declaration only reaches the lines after it
+    assert code_examples(REMEDA_ADD, "add", "typescript", frozenset()) == []  # add not given
+    assert [g[0] for g in code_examples(REMEDA_ADD, "add", "typescript",
+                                        frozenset({"add", "map"}))][-1] == \
+        "map([1, 2], add(1))"
+
+
+ES_TOOLKIT_AT = """/**
+ * @example
+ * const numbers = [10, 20, 30, 40, 50];
+ * const result = at(numbers, [1, 3, 4]);
+ * console.log(result); // [20, 40, 50]
+ * @example
+ * const nested = [[1, 2], [3, 4]];
+ * const sums = at(nested, [0]);
+ * // result will be [[1, 2]]
+ * @example
+ * const nested = [[1, 2], [3, 4]];
+ * let picked = at(nested, [1]);
+ * console.log(picked); // [[3, 4]]
+ * picked = at(nested, [0, 1]);
+ * console.log(picked); // [[1, 2], [3, 4]]
+ * console.log(nested); // [[1, 2], [3, 4]]
+ */"""
+
+
+def test_a_value_kept_in_a_constant_is_graded_where_the_example_shows_it() -> None:
+    """es-toolkit's examples keep the call's value (``const result = at(...)``) and show
+    it printed on a later line, or say it in a comment on the next one; a name assigned
+    again holds the later call's value (and the input printed is no example)."""
+    got = code_examples(ES_TOOLKIT_AT, "at", "typescript", frozenset({"at"}))
+    assert [(label, expected, has) for label, _, expected, has in got] == [
+        ("at(numbers, [1, 3, 4])", [20, 40, 50], True), ("at(nested, [0])", [[1, 2]], True),
+        ("at(nested, [1])", [[3, 4]], True), ("at(nested, [0, 1])", [[1, 2], [3, 4]], True)]
+    assert got[0][1] == ("(function () {\nconst numbers = [10, 20, 30, 40, 50];\n"
+                         "const result = at(numbers, [1, 3, 4]);\nreturn (\nresult\n);\n});\n")
+    assert examples("/**\n * chunk([1, 2], 1);\n * // Returns: [[1], [2]]\n */", "chunk") == [
+        (([1, 2], 1), [[1], [2]], True)]
+
+
+def test_a_code_examples_expected_value_may_stand_on_the_next_line() -> None:
+    text = "/**\n * @example\n * [...chunks([1, 2, 3], 2)]\n * // => [[1, 2], [3]]\n */"
+    assert code_examples(text, "chunks", "javascript", frozenset({"chunks"})) == [
+        ("[...chunks([1, 2, 3], 2)]",
+         "(function () {\nreturn (\n[...chunks([1, 2, 3], 2)]\n);\n});\n", [[1, 2], [3]],
+         True)]
+
+
+def test_code_examples_become_example_cases_of_the_plan_graded_from_the_prompt() -> None:
+    prompt = ("/**\n * @example\n * add(5)(10) // => 15\n */\n")
+    version = "function add(a, b) { return b === undefined ? (x) => x + a : a + b; }"
+    plan = collect_js_inputs(VersionSet.from_codes(
+        "t", [version, version], language="javascript", entry_point="add", prompt=prompt),
+        hypothesis_examples=0, scaling=False)
+    case = plan.cases[0]
+    assert (case.test.kind, case.label, case.test.expected, case.test.has_expected,
+            case.graded, case.source) == ("example", "add(5)(10)", 15, True, True, "doctest")

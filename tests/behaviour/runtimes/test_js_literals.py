@@ -102,3 +102,16 @@ def test_a_text_is_a_literal_or_none() -> None:
     assert literal_text(" [1, 'a'] ") == ([1, "a"],)
     assert literal_text("null") == (None,)  # a literal that is None, told from no literal
     assert literal_text("f(1)") is None and literal_text("[1,") is None
+
+
+def test_a_callbacks_typescript_types_are_blanked_and_javascript_kept() -> None:
+    """A test of a ``.ts`` file passes ``(...items: number[]) => ...``: the sandbox compiles
+    JavaScript, so its types are blanked (as whitespace); JavaScript is kept as written."""
+    from codequorum.core.parsing import parse
+    ts = parse("f((...items: number[]) => items.length, (a, b) => a < b);", "typescript")
+    call = ts.root_node.named_children[0].named_children[0]
+    assert call_arguments(call) == (
+        {"$": "source", "v": "(...items          ) => items.length"},
+        {"$": "source", "v": "(a, b) => a < b"})
+    assert literal(_expr("function (a) { return a }")) == {
+        "$": "source", "v": "function (a) { return a }"}

@@ -51,7 +51,11 @@ def test_enums_and_the_values_they_type_run_and_part_the_wrong_version(
         node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     s = scored("direction.ts", tmp_path, capsys)
     assert [p[0] for p in passes(s)] == ["ok"] * 5
-    assert s["dynamic"]["inputs"][0]["label"] == 'turn("UP")'
+    labels = [i["label"] for i in s["dynamic"]["inputs"]]
+    # the first version's example names the enum's member: it runs whole, ungraded (a
+    # version's own comment), before the values the enum types
+    assert labels[:2] == ["turn(Direction.Up)", 'turn("UP")']
+    assert s["dynamic"]["inputs"][0]["checked"] is False
     assert s["dynamic"]["output_clusters"] == [[0, 1, 2, 4], [3]]
     assert s["recommended"] != 3 and "divergent-outputs" in codes(s)
 

@@ -169,3 +169,40 @@ def test_an_example_calling_the_method_on_an_instance_it_makes_runs_on_that_inst
     assert report.inputs[0]["checked"] is True
     assert [row[0][0] if row[0] else None for row in report.outcomes] == ["8", "4"]
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+
+
+SCALER = """export class Scaler {
+  constructor(private factor: number) {}
+  /**
+   * Scales by the instance's factor.
+   * @example new Scaler(3).scale(2) // => 6
+   */
+  scale = (n: number): number => n * this.factor;
+}
+"""
+SCALE = "scale = (n: number): number => n * this.factor;"
+SCALE_SQUARED = "scale = (n: number): number => n * this.factor * this.factor;"
+
+
+def test_a_class_fields_arrow_function_runs_on_the_instance_in_its_module(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """A field holding an arrow is on no prototype: it is read from the instance each call
+    makes (``new Scaler(3)``), the version's own arrow in the field's place."""
+    report = _in_module(tmp_path, "scaler.ts", SCALER, "Scaler.scale", [SCALE, SCALE_SQUARED],
+                        "typescript", prompt=SCALER)
+    assert report.rules.module_problem is None
+    assert report.inputs[0]["label"] == "new Scaler(3).scale(2)"
+    assert [row[0][0] if row[0] else None for row in report.outcomes] == ["6", "18"]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+
+
+def test_a_class_fields_arrow_function_runs_alone(
+        node_sandboxed: object) -> None:
+    """Without its module the field's versions run alone too (as the function they
+    assign), and agree."""
+    ss = VersionSet.from_codes("t", ["scale = (n: number): number => n * 2;",
+                                     "scale = (n: number): number => n + n;"],
+                               language="typescript", entry_point="Scaler.scale")
+    report = run_dynamic(ss, DynamicOptions(hypothesis_examples=3, scaling=False))
+    assert report.inputs and all(row and row[0] for row in report.outcomes)
+    assert report.output_clusters == [[0, 1]]

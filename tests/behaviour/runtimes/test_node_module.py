@@ -726,3 +726,45 @@ def test_a_typescript_module_whose_types_file_re_exports_types_loads(
     result = TYPESCRIPT.run(version, tests, "isLeapYear", module=view.context("isLeapYear"))
     assert result.module is not None and result.module.loaded, result.module
     assert [t.passed for t in result.tests] == [True, True, True]
+
+
+LABELS = """import { Color } from './color';
+
+const NAMES = ['red', 'green'];
+
+/**
+ * The name of a colour.
+ * @example
+ * label(Color.Green) // => 'green'
+ * label(NAMES.length as number) // => 'unknown'
+ * @example
+ * await Promise.resolve(label(Color.Red)) // => 'red'
+ */
+export function label(c: Color | number): string {
+  return NAMES[c] ?? 'unknown';
+}
+"""
+
+
+def test_examples_reading_the_modules_names_run_whole_in_the_module(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``label(Color.Green)``: an enum member the module imports, a constant of its own, a
+    TypeScript cast, an awaited value: each example runs where the module's names are,
+    graded against the expected value as a literal call's is."""
+    (tmp_path / "color.ts").write_text("export enum Color { Red, Green }\n")
+    (tmp_path / "labels.ts").write_text(LABELS)
+    right = "export function label(c: Color | number): string {\n  return NAMES[c] ?? 'unknown';\n}"
+    upper = ("export function label(c: Color | number): string {\n"
+             "  return (NAMES[c] ?? 'unknown').toUpperCase();\n}")
+    ss = VersionSet.from_codes("t", [right, upper], language="typescript",
+                               entry_point="label", prompt=LABELS[LABELS.index("/**"):])
+    ss.module = js_module_view(LABELS, tmp_path / "labels.ts", tmp_path).context(
+        "label", "function")
+    report = run_dynamic(ss, DynamicOptions(hypothesis_examples=0, scaling=False))
+    assert report.rules.module_problem is None
+    assert [i["label"] for i in report.inputs] == [
+        "label(Color.Green)", "label(NAMES.length as number)",
+        "await Promise.resolve(label(Color.Red))"]
+    assert [[o[0] if o else None for o in row] for row in report.outcomes] == [
+        ['"green"', '"unknown"', '"red"'], ['"GREEN"', '"UNKNOWN"', '"RED"']]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]

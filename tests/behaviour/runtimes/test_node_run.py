@@ -163,3 +163,41 @@ def test_versions_part_on_the_literals_they_compare_with(node_sandboxed: object)
     # drawn text is never a method's name: without the literals the three agree
     assert report.output_clusters == [[0, 2], [1]]
     assert report.rules.input_label == 'allowed("HEAD")'
+
+
+CHUNKS_PROMPT = """/**
+ * Splits an array into chunks of a size.
+ * @example
+ * [...chunks([1, 2, 3], 2)] // => [[1, 2], [3]]
+ * @example
+ * const sizes = [2, 3];
+ * sizes.map((n) => Array.from(chunks([1, 2, 3, 4], n)).length) // => [2, 2]
+ * @example
+ * (await first(chunks([5], 1))) // => [5]
+ */"""
+CHUNKS = [
+    "function* chunks(xs, n) {\n  for (let i = 0; i < xs.length; i += n) {\n"
+    "    yield xs.slice(i, i + n);\n  }\n}",
+    "function* chunks(xs, n) {\n  for (let i = 0; i + n <= xs.length; i += n) {\n"
+    "    yield xs.slice(i, i + n);\n  }\n}",
+]
+
+
+def test_examples_that_call_the_function_inside_code_run_whole_and_grade(
+        node_sandboxed: object) -> None:
+    """A generator's example spreads it; another reads a constant its example declared and
+    calls it in a callback: each runs as written, its value graded. The third reads a
+    name the versions do not declare (``first``): not run, where it would raise on all."""
+    for version in CHUNKS:
+        assert "first" not in version
+    ss = VersionSet.from_codes("js", CHUNKS, language="javascript", entry_point="chunks",
+                               prompt=CHUNKS_PROMPT)
+    report = run_dynamic(ss, DynamicOptions(scaling=False))
+    assert [i["label"] for i in report.inputs] == [
+        "[...chunks([1, 2, 3], 2)]",
+        "sizes.map((n) => Array.from(chunks([1, 2, 3, 4], n)).length)"]
+    assert [i["checked"] for i in report.inputs] == [True, True]
+    assert [[o[0] if o else None for o in row] for row in report.outcomes] == [
+        ["[[1,2],[3]]", "[2,2]"], ["[[1,2]]", "[2,1]"]]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+    assert all(c.mean_traced_opcodes for c in report.candidates)  # the version's own counts

@@ -8,7 +8,12 @@ expected value; the prose a Python docstring writes, as MultiPL-E's prompts keep
 ``f(x) ==> y``, ``➞``, ``=``, ``# returns``, a call inside a sentence, ``True``, ``None``
 and tuples, and ``js_prose.py``'s ``Input:``/``Output:`` and ``For x = ...`` lines), kept
 with their values only when they come from the prompt or the current code (graded when
-no test grades the set, else checked beside the tests); a
+no test grades the set, else checked beside the tests); examples that call the function
+inside code of their own (``[...chunks(xs, 2)]``, ``add(5)(10)``, a callback, a name of the
+module, a constant an earlier line declares, ``const result = f(...)`` then
+``console.log(result); // [1]``), run whole where the version's names are
+(``js_example_code.py``) and graded alike; expected values after ``// Returns:`` and
+``// result will be`` too; a
 method's examples that build its instance (``const s = new Stack()``, ``s.push(1);``,
 ``s.peek() // => 1``: ``js_instances.py``), the calls before it replayed in the sandbox,
 of its class in its module (the comment above the class for a method without examples
@@ -57,7 +62,7 @@ from codequorum.behaviour.input_plan import (
     found_input,
 )
 from codequorum.behaviour.pattern_strings import pattern_strings
-from codequorum.behaviour.runtimes import js_fill, js_instances, js_values
+from codequorum.behaviour.runtimes import js_example_code, js_fill, js_instances, js_values
 from codequorum.behaviour.runtimes.js_callers import grammar, literal_calls
 from codequorum.behaviour.runtimes.js_compared import compared_literals
 from codequorum.behaviour.runtimes.js_literals import (
@@ -150,9 +155,17 @@ def _callee(call: Node) -> Node | None:
     return call if call.type == "member_expression" else call.child_by_field_name("function")
 
 
+#: What stands before the value a line after an example shows: ``//=>``, ``// Returns:``,
+#: ``// result will be``, ``// Output:``.
+_EXPECTED_MARK = re.compile(
+    r"^\s*(?://)?\s*(?:=>|->|→|(?i:returns?|output|(?:the\s+)?result(?:\s+(?:will\s+be|is))?)"
+    r"\s*:?)?")
+
+
 def expected_line(line: str) -> str:
-    """The value a line after an example shows: ``//=> 120``, ``// => [1]``, ``120``."""
-    return re.sub(r"^\s*(?://)?\s*(?:=>|->|→|returns?:?)?", "", line, count=1).strip().rstrip(";")
+    """The value a line after an example shows: ``//=> 120``, ``// => [1]``, ``120``,
+    ``// Returns: [1]``, ``// result will be { a: 3 }``."""
+    return _EXPECTED_MARK.sub("", line, count=1).strip().rstrip(";")
 
 
 def _value_text(text: str) -> str:
@@ -427,9 +440,10 @@ def _open_brackets(text: str) -> int:
 def shown_types(plan: InputPlan) -> list[str] | None:
     """The types the first input's values show (an example's ``f("a", [1])``: string,
     number[]); None when there is no input or a value shows none."""
-    if not plan.cases or plan.cases[0].test.kind != "call":
+    first = next((c.test for c in plan.cases if c.test.kind == "call"), None)
+    if first is None:
         return None
-    types = [value_type(a) for a in plan.cases[0].test.args]
+    types = [value_type(a) for a in first.args]
     return None if None in types else [t for t in types if t]
 
 
@@ -463,6 +477,12 @@ def collect_js_inputs(
         for text, graded in [*((t, True) for t in graded_texts if t),
                              *((c, False) for c in version_set.codes)]:
             _add_examples(plan, text, entry, graded, not given.tests, known, owner, classes)
+        if owner is None and "." not in entry:  # a method's examples build its instance
+            given_names = _names_given(version_set)
+            for text, graded in [*((t, True) for t in graded_texts if t),
+                                 *((c, False) for c in version_set.codes)]:
+                _add_code_examples(plan, text, entry, version_set.language, given_names,
+                                   graded, not given.tests, known)
         if module is not None and not plan.indices("doctest"):
             _add_class_examples(plan, module, entry, not given.tests, known)
     if version_set.module is not None:
@@ -705,6 +725,109 @@ def _add_examples(plan: InputPlan, text: str, entry: str, may_grade: bool, alone
         test = TestCase("call", args=args, expected=expected if may_grade else None,
                         has_expected=has and may_grade, name=label, receiver=receiver)
         _add(plan, test, "doctest", may_grade and alone and has, label, known)
+
+
+def _names_given(version_set: VersionSet) -> frozenset[str]:
+    """The names a run gives an example's code: its module's top level (in its module),
+    else what every version declares."""
+    module = version_set.module
+    texts = [module.source] if module is not None else list(version_set.codes)
+    return js_example_code.top_level_names(texts, version_set.language)
+
+
+def _add_code_examples(plan: InputPlan, text: str, entry: str, language: str,
+                       given: frozenset[str], may_grade: bool, alone: bool,
+                       known: set[str]) -> None:
+    """The examples of ``text``'s comments that call the function inside code of their own
+    (``js_example_code.py``), graded as :func:`_add_examples`' are."""
+    for label, source, expected, has in code_examples(text, entry, language, given):
+        test = TestCase("example", source=source, expected=expected if may_grade else None,
+                        has_expected=has and may_grade, name=label)
+        _add(plan, test, "doctest", may_grade and alone and has, label, known)
+
+
+#: Characters of a code example's label.
+CODE_LABEL_CHARS = 100
+
+
+def code_examples(text: str, entry: str, language: str, given: frozenset[str]
+                  ) -> list[tuple[str, str, Any, bool]]:
+    """Per example of ``text``'s comments that is not a call with literal arguments but
+    code calling ``entry`` (``[...chunks([1, 2, 3], 2)] // => [[1, 2], [3]]``): its label,
+    the source the harness runs (the declarations of the example before it made first),
+    its expected value and whether it has one; only those reading no name but ``given``'s
+    (which has ``entry``'s), their own and JavaScript's."""
+    lines = comment_lines(text)
+    short = entry.split(".")[-1]
+    setup: list[str] = []
+    kept: dict[str, str] = {}  # name -> the call whose value a declaration keeps in it
+    found: list[tuple[str, str, Any, bool]] = []
+    if short not in given:
+        return found  # a name the run does not give (a nested function, a version's own)
+    for i, line in enumerate(lines):
+        if len(found) >= MAX_EXAMPLES:
+            break
+        if line.strip().startswith("@example"):
+            setup, kept = [], {}
+        body = _example_line(line).strip()
+        if not body:
+            continue
+        bound = js_example_code.binding(body, language)
+        example = _code_example(body, short, language, kept, lines, i)
+        if example is not None and (example[2] or bound is None):
+            source = js_example_code.example_source(example[0], setup, language)
+            if source is not None and not js_example_code.reads(source) - given:
+                shown = kept.get(example[0], example[0])  # ``result`` shows its call
+                label = " ".join(shown.split())[:CODE_LABEL_CHARS]
+                found.append((label, source, example[1], example[2]))
+        if bound is not None:  # ``const fns = [add(1)];``: what the lines after it read
+            setup.append(body)
+            names, value = bound
+            for name in names:
+                kept.pop(name, None)
+            if value and js_example_code.calls(value, short, language):
+                kept.update(dict.fromkeys(names, value))
+    return found
+
+
+def _code_example(body: str, short: str, language: str, kept: Mapping[str, str],
+                  lines: Sequence[str], i: int) -> tuple[str, Any, bool] | None:
+    """The code example of the line ``lines[i]`` (``body``, its marks taken off): its
+    expression, expected value and whether it has one; None for a call with literal
+    arguments (:func:`examples`') or a line of no call of ``short`` nor read of ``kept``."""
+    read = _read_call(body, short)
+    if read is not None and read[1] is not None and read[0].split(".")[-1] == short:
+        return None
+    split = _code_and_expected(body, short, language, kept)
+    if split is None:
+        return None
+    value = literal_text(_value_text(split[1])) if split[1].strip() else None
+    call = _with_next(((), value[0] if value else None, value is not None), lines, i)
+    return split[0], call[1], call[2]
+
+
+def _code_and_expected(line: str, short: str, language: str,
+                       kept: Mapping[str, str]) -> tuple[str, str] | None:
+    """An example line as (the expression calling ``short`` or reading a name in ``kept``,
+    the text of its expected value, empty for none): split at the first ``// =>``, ``=>``,
+    ``===`` ... before which stands such an expression, else the whole line; None for a
+    line of no such expression."""
+    line = line.rstrip(";").strip()
+    for m in [*_EXPECT_SPLIT.finditer(line), None]:
+        head = line if m is None else line[:m.start()]
+        expression = _unwrapped(head)
+        if expression and (js_example_code.calls(expression, short, language)
+                           or js_example_code.reads_one(expression, kept, language)):
+            return expression, "" if m is None else line[m.end():]
+    return None
+
+
+def _unwrapped(text: str) -> str:
+    """An example's expression without what stands around it and is not part of its value:
+    a declaration keeping it, ``console.log(...)``, a leading ``await``."""
+    text = _BINDING.sub("", text.strip().rstrip(";"), count=1).rstrip(";").strip()
+    printed = _PRINTED.match(text)
+    return printed.group(1) if printed else text
 
 
 def _classes(codes: Sequence[str]) -> set[str]:

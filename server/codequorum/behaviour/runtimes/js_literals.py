@@ -20,15 +20,12 @@ from typing import Any
 from tree_sitter import Node
 
 from codequorum.behaviour.runtimes import js_dates, js_values
-from codequorum.core.parsing import parse
+from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
+from codequorum.core.parsing import node_text, parse
 
 
 class NotLiteral(ValueError):
     """A node that is not a literal value."""
-
-
-def node_text(node: Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
 
 
 #: How deep a literal may nest (arrays in arrays, objects in objects) before it is no input.
@@ -98,8 +95,18 @@ def _literal(node: Node) -> Any:
     if t == "new_expression":
         return _collection(node)
     if t in ("arrow_function", "function_expression", "function"):
-        return {"$": "source", "v": node_text(node)}  # a callback an example passes
+        return {"$": "source", "v": _callback(node_text(node))}  # one an example passes
     raise NotLiteral(t)
+
+
+def _callback(text: str) -> str:
+    """A callback's source as the sandbox compiles it: a TypeScript file's types blanked
+    (``(...items: number[]) => ...``, from a test of a ``.ts`` file); JavaScript as it is."""
+    try:
+        stripped = strip_types(f"({text});")
+    except NotStrippable:
+        return text
+    return stripped[1:-2] if stripped.startswith("(") and stripped.endswith(");") else text
 
 
 _NAMED: dict[str, Any] = {

@@ -171,7 +171,7 @@ class NodeRun(_ChildRun):
         message = self.message or {
             "type": "run", "mode": "run", "code": self.code,
             "tests": [{"name": t.name, "args": list(t.args), "series": s,
-                       **_receiver(t)}
+                       **_receiver(t), **_example(t)}
                       for t, s in zip(self.tests, self.series, strict=True)],
             "entry_point": self.entry_point, "limits": self.limits.to_dict(),
             "trace": self.trace,
@@ -391,6 +391,12 @@ def describe() -> str:
     held, why, layers = probe()
     state = f"sandbox holds ({', '.join(layers)})" if held else why
     return f"node {node.version} ({node.source}, {node.path}): {state}"
+
+
+def _example(test: TestCase) -> dict[str, Any]:
+    """An example run whole (``js_example_code.py``): the source of the function the
+    harness calls instead of the version's (``{"code": ...}``)."""
+    return {"code": test.source} if test.kind == "example" and test.source else {}
 
 
 def _receiver(test: TestCase) -> dict[str, Any]:

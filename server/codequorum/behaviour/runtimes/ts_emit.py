@@ -24,7 +24,7 @@ import json
 
 from tree_sitter import Node
 
-from codequorum.behaviour.runtimes.js_literals import node_text
+from codequorum.core.parsing import node_text
 from codequorum.ingest.version_helpers import declared_names
 
 #: A rewrite of the source: the bytes from start to end replaced by the text.

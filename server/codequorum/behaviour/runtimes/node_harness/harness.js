@@ -220,6 +220,14 @@ function inModule(mod, ctx, inner, entry, timeout, trace) {
   return target;
 }
 
+// An example run whole (``js_example_code.py``): its source evaluates, in the context where
+// the version's names are, to a function of no parameter called in the version's place.
+function exampleOf(code, ctx, timeout) {
+  const fn = new vm.Script(code, { filename: 'example.js' })
+    .runInContext(ctx, timeout ? { timeout } : {});
+  return { fn, self: undefined };
+}
+
 function runMode(msg) {
   // A sandbox object of no prototype: a global lookup that falls through to it finds no
   // outer `constructor` (which would lead to this realm's Function and `process`).
@@ -281,7 +289,8 @@ function runMode(msg) {
     let answer;
     if (trace) trace.reset();
     try {
-      inner.stage(target, JSON.stringify(test.args || []),
+      inner.stage(typeof test.code === 'string' ? exampleOf(test.code, ctx, timeout) : target,
+        JSON.stringify(test.args || []),
         Array.isArray(test.receiver) ? JSON.stringify(test.receiver) : null,
         Array.isArray(test.steps) ? JSON.stringify(test.steps) : null,
         typeof test.method === 'string' ? test.method : null);

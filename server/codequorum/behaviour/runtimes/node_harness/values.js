@@ -38,6 +38,7 @@
   const DateCtor = Date;
   const RegExpCtor = RegExp;
   const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
   const mapEntries = Map.prototype.entries;
   const setValues = Set.prototype.values;
   const iterNext = (function () { return getProto(new Map().entries()).next; })();
@@ -383,6 +384,10 @@
     // TypeScript namespace, an object holding what it exports) the version defined; a
     // getter of that name stands for it, and a class's ``constructor`` for the class, called
     // with ``new`` (its value is the instance it makes).
+    if (/\.#[A-Za-z_$][\w$]*$/.test(entry)) {
+      return 'a private method (' + entry.slice(entry.lastIndexOf('.') + 1, 100)
+        + ') cannot be called from outside its class';
+    }
     if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(entry)) {
       return 'not a function name: ' + entry.slice(0, 100);
     }
@@ -394,7 +399,7 @@
       if (own !== undefined) return { fn: own, self: 'instance', cls: made, name: last };
       const fixed = member(made, last, true);
       if (fixed !== undefined) return { fn: fixed, self: made };
-      return 'the version defines no method ' + last;
+      return fieldOf(made, last);
     }
     if (wrap === 'object') {
       const fn = member(made, last, true);
@@ -432,7 +437,14 @@
     if (own !== undefined) return { fn: own, self: 'instance', cls: owner, name: last };
     const fixed = member(owner, last, true);
     if (fixed !== undefined) return { fn: fixed, self: owner };
+    if (typeof owner === 'function' && owner.prototype) return fieldOf(owner, last);
     return 'the version defines no method ' + entry;
+  }
+
+  // A class's field holding a function (``double = (n) => n * 2;``): on no prototype, it is
+  // each instance's own, read from the instance the call is made on (``invoke``).
+  function fieldOf(cls, name) {
+    return { fn: null, self: 'instance', cls, name, field: true };
   }
 
   // CommonJS: ``module.exports = function (...) {}`` (the module is the function),
@@ -497,7 +509,12 @@
   }
 
   function methodOf(target, self, name) {
-    return name === target.name ? target.fn : self[name];
+    if (name !== target.name || target.field) {
+      const fn = self[name];
+      if (typeof fn !== 'function') throw new TypeErrorCtor('the version defines no method ' + name);
+      return fn;
+    }
+    return target.fn;
   }
 
   function replay(target, self, stepsJson) {
@@ -533,7 +550,7 @@
       let fn = target.fn;
       if (target.self === 'instance') {
         if (typeof stepsJson === 'string') replay(target, self, stepsJson);
-        if (typeof method === 'string') fn = methodOf(target, self, method);
+        fn = methodOf(target, self, typeof method === 'string' ? method : target.name);
       }
       result = target.make ? construct(fn, args) : apply(fn, self, args);
     } catch (err) {

@@ -1,0 +1,158 @@
+"""Examples that call the function inside code of their own, run whole in the sandbox.
+
+``js_inputs`` reads an example that is a call with literal arguments as values. Real
+examples often are not one: the call's result spread or read (``[...chunks(xs, 2)]``,
+``Array.from(range(3))``, ``slugify(s).length``), a curried call (``add(5)(10)``), a
+callback argument (``groupBy(xs, (x) => x.kind)``), a name of the module
+(``label(Color.Green)``), a constant an earlier line of the example declares
+(``const fns = [...]``, then ``allPass(12, fns) // => true``), a TypeScript cast
+(``"a" as string | undefined``). Such an example becomes the source of a JavaScript
+function of no parameter that makes those declarations and returns the expression's value
+(:func:`example_source`); the harness evaluates it where the version's names are (its
+module's top level, or the version's own script) and calls it, and its value is graded
+against the expected literal as a call's is.
+
+An example runs only where every name it reads is one the run gives (:func:`reads`): the
+function, the declarations before it, the module's top-level names (in its module) or the
+names every version declares (alone), JavaScript's globals; else it would raise on every
+version alike. Nothing here runs anything: tree-sitter only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+
+from tree_sitter import Node
+
+from codequorum.behaviour.runtimes.js_outside import outside_names
+from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
+from codequorum.core.parsing import node_text, parse
+from codequorum.ingest.version_helpers import declared_names
+
+#: Characters of an example's code, at most (its declarations and expression).
+MAX_SOURCE_CHARS = 4000
+#: Declarations before an example kept as its setup, at most (the nearest ones).
+MAX_SETUP = 12
+_DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
+
+
+def grammar(language: str) -> str:
+    """The grammar an example of a ``language`` file is read with."""
+    return "typescript" if language == "typescript" else "javascript"
+
+
+def _statement(text: str, language: str) -> Node | None:
+    """The one statement ``text`` is, or None (it does not parse, or holds more)."""
+    root = parse(text.strip(), grammar(language)).root_node
+    if root.has_error or len(root.named_children) != 1:
+        return None
+    return root.named_children[0]
+
+
+def binding(line: str, language: str) -> tuple[list[str], str] | None:
+    """What an example's line binds for the lines after it: the names a declaration or an
+    assignment of a name sets (``const fns = [(x) => x > 3];``, ``result = f(1);``) and
+    the text of the value (empty for several); None for any other line."""
+    node = _statement(line, language)
+    if node is None:
+        return None
+    if node.type in _DECLARATIONS:
+        declarators = [c for c in node.named_children if c.type == "variable_declarator"]
+        value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+        return declared_names(node, grammar(language)), node_text(value) if value else ""
+    assigned = node.named_children[0] if node.type == "expression_statement" and \
+        node.named_children else None
+    if assigned is None or assigned.type != "assignment_expression":
+        return None
+    left, right = assigned.child_by_field_name("left"), assigned.child_by_field_name("right")
+    if left is None or right is None or left.type != "identifier":
+        return None
+    return [node_text(left)], node_text(right)
+
+
+def calls(expression: str, short: str, language: str) -> bool:
+    """Whether ``expression`` (one expression) calls ``short``: by its name
+    (``add(5)(10)``, ``[...chunks(xs, 2)]``) or on a namespace (``Text.slugify(s)``)."""
+    node = _statement(expression, language)
+    if node is None or node.type != "expression_statement":
+        return False
+    stack = [node]
+    while stack:
+        at = stack.pop()
+        if at.type == "call_expression" and _names(at.child_by_field_name("function"), short):
+            return True
+        stack.extend(at.named_children)
+    return False
+
+
+def _names(callee: Node | None, short: str) -> bool:
+    if callee is None:
+        return False
+    if callee.type == "identifier":
+        return (callee.text or b"").decode("utf-8", "replace") == short
+    if callee.type == "member_expression":
+        prop = callee.child_by_field_name("property")
+        obj = callee.child_by_field_name("object")
+        return prop is not None and obj is not None and obj.type == "identifier" and \
+            (prop.text or b"").decode("utf-8", "replace") == short
+    return False
+
+
+def reads_one(expression: str, names: Collection[str], language: str) -> bool:
+    """Whether ``expression`` (one expression) reads one of ``names`` (``result``, which an
+    earlier line of the example declared with the function's value)."""
+    if not names:
+        return False
+    node = _statement(expression, language)
+    if node is None or node.type != "expression_statement":
+        return False
+    stack = [node]
+    while stack:
+        at = stack.pop()
+        if at.type == "identifier" and (at.text or b"").decode("utf-8", "replace") in names:
+            return True
+        stack.extend(at.named_children)
+    return False
+
+
+def example_source(expression: str, setup: Sequence[str], language: str) -> str | None:
+    """The JavaScript function the harness calls for an example: ``setup`` declared, then
+    ``expression``'s value returned (an ``async`` function when it awaits: its value is
+    what the promise settles to). None when it does not parse, is too long, or has
+    TypeScript with run-time meaning."""
+    body = "\n".join([*setup[-MAX_SETUP:], f"return (\n{expression.strip()}\n);"])
+    awaits = "await" in expression or any("await" in line for line in setup)
+    source = f"({'async ' if awaits else ''}function () {{\n{body}\n}});\n"
+    if len(source) > MAX_SOURCE_CHARS:
+        return None
+    root = parse(source, grammar(language)).root_node
+    if root.has_error:
+        return None
+    if language == "typescript":
+        try:
+            source = strip_types(source)
+        except NotStrippable:
+            return None
+    return source
+
+
+def reads(source: str) -> frozenset[str]:
+    """The names an example's source reads that it does not declare and no run gives."""
+    return outside_names(source, "javascript")
+
+
+def top_level_names(texts: Iterable[str], language: str) -> frozenset[str]:
+    """The names every one of ``texts`` (a module, or each version) declares at its top
+    level; empty for none."""
+    found: list[set[str]] = []
+    for text in texts:
+        root = parse(text, grammar(language)).root_node
+        names: set[str] = set()
+        for node in root.named_children:
+            names.update(declared_names(node, grammar(language)))
+        found.append(names)
+    return frozenset(set.intersection(*found)) if found else frozenset()
+
+
+__all__ = ["binding", "calls", "example_source", "grammar", "reads", "reads_one",
+           "top_level_names"]

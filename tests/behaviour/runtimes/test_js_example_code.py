@@ -1,0 +1,72 @@
+"""Examples that call the function inside code of their own: what they call, the source
+the harness runs, the names they read (no run: tree-sitter only)."""
+
+from __future__ import annotations
+
+from codequorum.behaviour.runtimes.js_example_code import (
+    MAX_SOURCE_CHARS,
+    binding,
+    calls,
+    example_source,
+    reads,
+    reads_one,
+    top_level_names,
+)
+
+
+def test_an_expression_calls_the_function_by_name_or_on_a_namespace() -> None:
+    assert calls("[...chunks([1, 2, 3], 2)]", "chunks", "javascript")
+    assert calls("add(5)(10)", "add", "javascript")
+    assert calls("pipe(xs, filter((x) => x > 1))", "filter", "javascript")
+    assert calls("Text.slugify(s)", "slugify", "typescript")
+    assert not calls("obj.method().slugify", "slugify", "javascript")  # a read, no call
+    assert not calls("return add(1)", "add", "javascript")  # a statement, not an expression
+    assert not calls("add(1); add(2)", "add", "javascript")  # two statements
+    assert not calls("other(1)", "add", "javascript")
+
+
+def test_the_source_declares_the_setup_and_returns_the_value() -> None:
+    got = example_source("allPass(12, fns)", ["const fns = [(x) => x > 3];"], "javascript")
+    assert got == ("(function () {\nconst fns = [(x) => x > 3];\nreturn (\nallPass(12, fns)\n"
+                   ");\n});\n")
+    assert example_source("(await load(1)).size", [], "javascript") == (
+        "(async function () {\nreturn (\n(await load(1)).size\n);\n});\n")
+
+
+def test_typescript_casts_are_stripped_and_run_time_typescript_refused() -> None:
+    got = example_source('defaultTo("hello" as string | undefined, "world")', [], "typescript")
+    assert got is not None and " as " not in got and '"hello"' in got
+    assert reads(got) == {"defaultTo"}
+    assert example_source("f(", [], "javascript") is None
+    assert example_source("f(" + "1, " * MAX_SOURCE_CHARS + ")", [], "javascript") is None
+
+
+def test_the_names_read_leave_out_globals_declarations_and_parameters() -> None:
+    source = example_source("groupBy(items, (item) => Math.floor(item.n / k))",
+                            ["const items = [{ n: 1 }];"], "javascript")
+    assert source is not None and reads(source) == {"groupBy", "k"}
+
+
+def test_declarations_and_assignments_bind_names_and_top_level_names() -> None:
+    assert binding("const fns = [isEven, isPositive];", "javascript") == (
+        ["fns"], "[isEven, isPositive]")
+    assert binding("let n: number = 3", "typescript") == (["n"], "3")
+    assert binding("result = toFilled(array, '*', 1, 4);", "javascript") == (
+        ["result"], "toFilled(array, '*', 1, 4)")
+    assert binding("const [a, b] = split(s);", "javascript") == (["a", "b"], "split(s)")
+    assert binding("const a = 1, b = 2;", "javascript") == (["a", "b"], "")
+    assert binding("f(1)", "javascript") is None
+    assert binding("o.x = 1", "javascript") is None
+    assert binding("const a = 1; f(a)", "javascript") is None
+    module = ("import { identity } from './identity';\nexport enum Color { Red }\n"
+              "export const label = (c: Color) => 'x';\nfunction helper() {}\n")
+    assert top_level_names([module], "typescript") == {"identity", "Color", "label", "helper"}
+    assert top_level_names(["function f() {}\nconst g = 1;", "function f() {}"],
+                           "javascript") == {"f"}
+    assert top_level_names([], "javascript") == frozenset()
+
+
+def test_a_name_holding_the_functions_value_is_read() -> None:
+    assert reads_one("console.log(result.length)", {"result"}, "javascript")
+    assert not reads_one("other.length", {"result"}, "javascript")
+    assert not reads_one("result", set(), "javascript")
