@@ -19,7 +19,8 @@ or compiles anything):
 - every file passes the workspace's one rule
   (:func:`~codequorum.core.safe_paths.workspace_refusal`, on the path and where its links
   lead: a link to ``.env`` is never read) and the bounds of the Python view;
-- ``buffer`` and ``url`` (``node:`` too) are the sandbox's own (:data:`CONTEXT_MODULES`);
+- ``buffer``, ``url``, ``path`` and ``crypto``'s hashes (``node:`` too) are the sandbox's own
+  (:data:`CONTEXT_MODULES`);
 - a file the module imports types only from (``import type { User } from './types'``) is in
   the view for the types it declares (the inputs are drawn of them), never loaded, and
   never noted when it is not there;
@@ -65,11 +66,14 @@ EXTENSIONS = (".js", ".ts", ".mjs", ".cjs", ".mts", ".cts", ".json")
 #: (``import {f} from './util.js'`` in ``index.ts`` loads ``util.ts``).
 TS_SOURCES = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",), ".jsx": (".tsx",)}
 INDEXES = tuple(f"/index{ext}" for ext in EXTENSIONS)
-#: Node's own modules the sandbox's context gives, each as the globals it holds
-#: (``node_harness/globals.js`` builds them; ``node:buffer`` is ``buffer``).
-CONTEXT_MODULES: dict[str, tuple[str, ...]] = {
+#: Node's own modules the sandbox's context gives, each as the globals it holds, or the one
+#: global that is the whole module (``node_harness/globals.js`` and ``builtins.js`` build
+#: them; ``node:buffer`` is ``buffer``).
+CONTEXT_MODULES: dict[str, tuple[str, ...] | str] = {
     "buffer": ("Buffer",),
     "url": ("URL", "URLSearchParams"),
+    "path": "__codequorum_path",
+    "crypto": "__codequorum_crypto",
 }
 
 

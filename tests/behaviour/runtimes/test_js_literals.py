@@ -115,3 +115,15 @@ def test_a_callbacks_typescript_types_are_blanked_and_javascript_kept() -> None:
         {"$": "source", "v": "(a, b) => a < b"})
     assert literal(_expr("function (a) { return a }")) == {
         "$": "source", "v": "function (a) { return a }"}
+
+
+def test_a_callback_reading_a_name_of_its_own_place_is_no_literal() -> None:
+    """``(x) => x === n`` of a test where ``n`` is the test's constant would raise on every
+    version compiled alone: no input; its own parameters, locals and JavaScript's globals
+    are fine."""
+    with pytest.raises(NotLiteral):
+        literal(_expr("(x) => x === n"))
+    with pytest.raises(NotLiteral):
+        call_arguments(_expr("splitWhen([1, 2], () => { counter += 1; return counter; })"))
+    assert literal(_expr("({ a }, b) => Math.max(a, b)")) == {
+        "$": "source", "v": "({ a }, b) => Math.max(a, b)"}

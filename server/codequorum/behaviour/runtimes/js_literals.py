@@ -20,6 +20,7 @@ from typing import Any
 from tree_sitter import Node
 
 from codequorum.behaviour.runtimes import js_dates, js_values
+from codequorum.behaviour.runtimes.js_outside import outside_names
 from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
 from codequorum.core.parsing import node_text, parse
 
@@ -101,12 +102,17 @@ def _literal(node: Node) -> Any:
 
 def _callback(text: str) -> str:
     """A callback's source as the sandbox compiles it: a TypeScript file's types blanked
-    (``(...items: number[]) => ...``, from a test of a ``.ts`` file); JavaScript as it is."""
+    (``(...items: number[]) => ...``, from a test of a ``.ts`` file); JavaScript as it is.
+    :class:`NotLiteral` for one that reads a name of where it was written (``(x) => x ===
+    n``, ``n`` a test's constant): compiled alone, it would raise on every version."""
     try:
         stripped = strip_types(f"({text});")
     except NotStrippable:
-        return text
-    return stripped[1:-2] if stripped.startswith("(") and stripped.endswith(");") else text
+        stripped = f"({text});"
+    source = stripped[1:-2] if stripped.startswith("(") and stripped.endswith(");") else text
+    if outside_names(source):
+        raise NotLiteral("a callback reading names of its own place")
+    return source
 
 
 _NAMED: dict[str, Any] = {

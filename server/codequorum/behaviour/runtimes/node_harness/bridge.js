@@ -1,11 +1,15 @@
-// What the version's context asks of Node's own URL, URLSearchParams, Buffer and
-// TextDecoder (``globals.js`` builds those globals inside the context on top of it): one
+// What the version's context asks of Node's own URL, URLSearchParams, Buffer,
+// TextDecoder, path and hashes (``globals.js`` and ``builtins.js`` build those inside the
+// context on top of it): one
 // function, a JSON string in and a JSON string out, that never throws. Nothing of this
 // realm crosses: the request is parsed here, the answer is a string, and an error is
 // caught here and told as text (an object of this realm would lead back to ``process``
 // through ``constructor.constructor``). ``globals.js`` keeps the function in a closure
 // no version reaches, and hands it strings only.
 'use strict';
+
+const crypto = require('crypto');
+const path = require('path');
 
 const URL_FIELDS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname',
   'port', 'pathname', 'search', 'hash'];
@@ -59,7 +63,44 @@ function answer(request) {
     return { text: decoder.decode(Buffer.from(String(request.hex), 'hex')),
       encoding: decoder.encoding };
   }
+  if (op === 'path') return { value: pathCall(request) };
+  if (op === 'hash') return { hex: digest(request) };
+  if (op === 'hashes') return { names: crypto.getHashes() };
   throw new TypeError('unknown request');
+}
+
+// ``path``'s calls, as Node answers them (``builtins.js`` checked the argument types): a
+// relative path resolves against ``/workspace`` (``C:\\workspace`` for win32), never this
+// process's folder.
+const PATH_CALLS = new Set(['basename', 'dirname', 'extname', 'isAbsolute', 'join', 'normalize',
+  'relative', 'resolve', 'toNamespacedPath', 'parse', 'format']);
+const FORMAT_FIELDS = ['root', 'dir', 'base', 'ext', 'name'];
+
+function pathCall(request) {
+  const fn = String(request.fn);
+  if (!PATH_CALLS.has(fn) || !Array.isArray(request.args)) throw new TypeError('no such call');
+  const flavour = request.win32 === true ? path.win32 : path.posix;
+  if (fn === 'format') {
+    const given = request.args[0] || {};
+    const parts = {};
+    for (const key of FORMAT_FIELDS) if (typeof given[key] === 'string') parts[key] = given[key];
+    return flavour.format(parts);
+  }
+  const args = request.args.map(String);
+  if (fn === 'resolve') args.unshift(request.win32 === true ? 'C:\\workspace' : '/workspace');
+  const value = flavour[fn](...args);
+  if (fn !== 'parse') return value;
+  const parts = {};
+  for (const key of FORMAT_FIELDS) parts[key] = String(value[key]);
+  return parts;
+}
+
+// A digest (an HMAC's with ``key``, hex) of ``hex``'s bytes, in hex.
+function digest(request) {
+  const alg = String(request.alg);
+  const made = typeof request.key === 'string'
+    ? crypto.createHmac(alg, Buffer.from(request.key, 'hex')) : crypto.createHash(alg);
+  return made.update(Buffer.from(String(request.hex), 'hex')).digest('hex');
 }
 
 function bridge(text) {

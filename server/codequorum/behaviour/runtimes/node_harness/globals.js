@@ -609,6 +609,8 @@
     define('setImmediate', (fn, ...args) => global.setTimeout(fn, 0, ...args));
     define('clearImmediate', (id) => global.clearTimeout(id));
     define('global', global);
-    return { Buffer, URL, URLSearchParams, TextEncoder, TextDecoder };
+    // what ``builtins.js`` builds its modules with (the harness hands it on, no program)
+    return { Buffer, URL, URLSearchParams, TextEncoder, TextDecoder, ask, encoded, bytesOf,
+      toHex, fromHex };
   };
 })(globalThis)

@@ -24,6 +24,7 @@ const VALUES_SRC = fs.readFileSync(path.join(__dirname, 'values.js'), 'utf8');
 const MODULES_SRC = fs.readFileSync(path.join(__dirname, 'modules.js'), 'utf8');
 const GLOBALS_SRC = fs.readFileSync(path.join(__dirname, 'globals.js'), 'utf8');
 const NEWER_SRC = fs.readFileSync(path.join(__dirname, 'newer.js'), 'utf8');
+const BUILTINS_SRC = fs.readFileSync(path.join(__dirname, 'builtins.js'), 'utf8');
 const { bridge } = require(path.join(__dirname, 'bridge.js'));
 const { watchIterators } = require(path.join(__dirname, 'iterators.js'));
 const MAX_OUTPUT = 512 * 1024;
@@ -237,7 +238,8 @@ function runMode(msg) {
   const inner = vm.runInContext(VALUES_SRC, ctx, { filename: 'values.js' });
   // Node's globals a bare context lacks, built in the context (``globals.js``); ``bridge``
   // stays in its closure and answers strings with strings (``bridge.js``).
-  vm.runInContext(GLOBALS_SRC, ctx, { filename: 'globals.js' })(bridge);
+  const tools = vm.runInContext(GLOBALS_SRC, ctx, { filename: 'globals.js' })(bridge);
+  vm.runInContext(BUILTINS_SRC, ctx, { filename: 'builtins.js' })(tools);
   vm.runInContext(NEWER_SRC, ctx, { filename: 'newer.js' });
   const testSeconds = msg.limits && msg.limits.test_seconds;
   // after a test overruns it, each later test gets half the budget (down to

@@ -257,7 +257,8 @@
       if (path === null && isPackage(bare) && bare === spec) return absentPackage(spec);
       if (path === null) {
         const err = new Error("Cannot find module '" + spec.slice(0, 200) + "' in the sandbox "
-          + "(it gives the workspace's own files and pure-JavaScript packages of node_modules)");
+          + "(it gives the workspace's own files, pure-JavaScript packages of node_modules and "
+          + "Node's buffer, url, path and crypto's hashes)");
         err.code = 'MODULE_NOT_FOUND';
         throw err;
       }
@@ -286,6 +287,10 @@
     aliases = JSON.parse(aliasesJson || '{}');
     const named = JSON.parse(builtinsJson || '{}');
     for (const name of Object.keys(named)) {
+      if (typeof named[name] === 'string') {  // one global is the whole module
+        builtins[name] = global[named[name]];
+        continue;
+      }
       const module = {};
       for (const key of named[name]) module[key] = global[key];
       builtins[name] = Object.freeze(module);

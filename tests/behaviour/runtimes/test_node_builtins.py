@@ -1,0 +1,95 @@
+"""Node's modules that only compute, in the version's context (``node_harness/builtins.js``):
+``path`` and ``crypto``'s hashes give what Node's own give, asked of the same expressions in
+a plain Node outside; a module's ``require('node:path')`` gets them; nothing of the harness's
+realm is reached through them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.behaviour.runtimes import node_sandbox
+from codequorum.behaviour.runtimes.node import JAVASCRIPT
+from codequorum.behaviour.sandbox.limits import Limits
+from codequorum.core.model import TestCase, VersionSet
+from codequorum.ingest.js_module_view import js_module_view
+
+#: Expressions real code writes (``PATH`` and ``CRYPTO`` the modules), each the JSON text of
+#: what it gives.
+EXPRESSIONS = [
+    "[PATH.join('a', '..', 'b/./c', 'd.txt'), PATH.join(), PATH.normalize('/x//y/../z/'),"
+    " PATH.dirname('/a/b/c.d'), PATH.basename('/a/b/c.tar.gz', '.gz'), PATH.basename('x/'),"
+    " PATH.extname('a/b.c.d'), PATH.extname('.rc'), PATH.isAbsolute('/a'),"
+    " PATH.isAbsolute('a'), PATH.relative('/a/b/c', '/a/d'), PATH.sep, PATH.delimiter]",
+    "[PATH.parse('/home/u/file.txt'), PATH.format({ dir: '/x', name: 'y', ext: '.z' }),"
+    " PATH.format({ root: '/', base: 'b' }), PATH.posix === PATH.posix.posix]",
+    "[PATH.win32.join('a', 'b', '..\\\\c'), PATH.win32.sep, PATH.win32.basename('C:\\\\x\\\\y.js'),"
+    " PATH.win32.isAbsolute('C:\\\\a'), PATH.win32.parse('C:\\\\d\\\\e.f')]",
+    "(() => { try { PATH.join('a', 1); } catch (e) { return [e.name, e.code]; } })()",
+    "[CRYPTO.createHash('sha256').update('abc').digest('hex'),"
+    " CRYPTO.createHash('md5').update('a').update(Buffer.from('b')).digest('base64'),"
+    " CRYPTO.createHash('sha1').update('\\u00e9', 'latin1').digest().length,"
+    " CRYPTO.createHmac('sha256', 'key').update('The quick brown fox').digest('hex'),"
+    " CRYPTO.createHash('sha512').update(new Uint8Array([1, 2, 3])).digest('base64url')]",
+    "(() => { const h = CRYPTO.createHash('sha256').update('a'); const c = h.copy();"
+    " c.update('b'); return [h.digest('hex'), c.digest('hex')]; })()",
+    "(() => { const h = CRYPTO.createHash('sha1'); h.digest();"
+    " try { h.update('x'); } catch (e) { return [e.name, e.code]; } })()",
+    "(() => { try { CRYPTO.createHash('nope'); } catch (e) { return e.name; } })()",
+    "[CRYPTO.timingSafeEqual(Buffer.from('ab'), Buffer.from('ab')),"
+    " CRYPTO.getHashes().includes('sha256')]",
+]
+
+
+def _with(expressions: list[str], path: str, crypto: str) -> list[str]:
+    return [e.replace("PATH", path).replace("CRYPTO", crypto) for e in expressions]
+
+
+def test_path_and_hashes_give_what_node_gives(node_sandboxed: node_sandbox.NodeBinary) -> None:
+    ours = _with(EXPRESSIONS, "__codequorum_path", "__codequorum_crypto")
+    code = "function f() { return [" + ",\n".join(ours) + "].map(x => JSON.stringify(x)); }"
+    outcome = JAVASCRIPT.run(code, [TestCase("call", args=())], "f", Limits()).tests[0]
+    assert outcome.exc_type is None, outcome.exc_message
+    got = [json.loads(text) for text in json.loads(outcome.output or "null")]
+    program = ("console.log(JSON.stringify([" + ",\n".join(
+        _with(EXPRESSIONS, "require('path')", "require('crypto')"))
+        + "].map(x => JSON.stringify(x))))")
+    out = subprocess.run([node_sandboxed.path, "-e", program], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    for expression, mine, nodes in zip(EXPRESSIONS, got, (json.loads(t) for t in json.loads(out)),
+                                       strict=True):
+        assert mine == nodes, expression
+
+
+HASHED = """import { createHash } from 'node:crypto';
+import path from 'path';
+
+/** @example keyOf('a/b.txt') // => 'b-3e23e816' */
+export function keyOf(file: string): string {
+  const digest = createHash('sha256').update(path.basename(file, '.txt')).digest('hex');
+  return path.basename(file, path.extname(file)) + '-' + digest.slice(0, 8);
+}
+"""
+
+
+def test_a_module_requiring_path_and_crypto_loads_and_its_versions_run(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``import { createHash } from 'node:crypto'`` and ``import path from 'path'``: the
+    module loads; a relative path resolves against the workspace, not the sandbox's folder;
+    a function of the module reaches no ``process`` of the harness through them."""
+    (tmp_path / "keys.ts").write_text(HASHED)
+    other = ("export function keyOf(file: string): string {\n"
+             "  return path.resolve(file) + String(path.join.constructor("
+             "'return typeof process.binding')());\n}")
+    right = HASHED[HASHED.index("export function"):]
+    ss = VersionSet.from_codes("t", [right, other], language="typescript", entry_point="keyOf",
+                               prompt=HASHED)
+    ss.module = js_module_view(HASHED, tmp_path / "keys.ts", tmp_path).context(
+        "keyOf", "function")
+    report = run_dynamic(ss, DynamicOptions(hypothesis_examples=0, scaling=False))
+    assert report.rules.module_problem is None
+    assert [row[0][0] if row[0] else None for row in report.outcomes] == [
+        '"b-3e23e816"', '"/workspace/a/b.txtundefined"']
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
