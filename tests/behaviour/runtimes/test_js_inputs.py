@@ -599,3 +599,24 @@ def test_code_examples_become_example_cases_of_the_plan_graded_from_the_prompt()
     case = plan.cases[0]
     assert (case.test.kind, case.label, case.test.expected, case.test.has_expected,
             case.graded, case.source) == ("example", "add(5)(10)", 15, True, True, "doctest")
+
+
+def test_a_value_written_over_line_comments_after_a_mark_alone_is_expected() -> None:
+    """es-toolkit writes ``// result will be:`` and then the value over ``//`` lines."""
+    text = """/**
+ * @example
+ * const array = ['a', 'b', 'a'];
+ * const result = countBy(array, x => x);
+ * // result will be:
+ * // {
+ * //   a: 2,
+ * //   b: 1
+ * // }
+ * @example
+ * chunk([1, 2, 3], 2);
+ * // Returns:
+ * // [[1, 2], [3]]
+ */"""
+    assert code_examples(text, "countBy", "javascript", frozenset({"countBy"}))[0][2:] == (
+        {"$": "object", "v": [["a", 2], ["b", 1]]}, True)
+    assert examples(text, "chunk") == [(([1, 2, 3], 2), [[1, 2], [3]], True)]

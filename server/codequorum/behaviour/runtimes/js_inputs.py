@@ -158,8 +158,13 @@ def _callee(call: Node) -> Node | None:
 #: What stands before the value a line after an example shows: ``//=>``, ``// Returns:``,
 #: ``// result will be``, ``// Output:``.
 _EXPECTED_MARK = re.compile(
-    r"^\s*(?://)?\s*(?:=>|->|→|(?i:returns?|output|(?:the\s+)?result(?:\s+(?:will\s+be|is))?)"
-    r"\s*:?)?")
+    r"^\s*(?://)?\s*(?:=>|->|→|(?:the\s+)?[A-Za-z_$][\w$]*\s+(?:will\s+be|is)\s*:?|"
+    r"(?i:returns?|output|(?:the\s+)?result)\s*:?)?")
+#: A line comment's mark inside a block comment (a value written over ``//`` lines).
+_LINE_COMMENT = re.compile(r"^\s*//")
+#: A line that is only such a mark: the value follows on the lines after it.
+_BARE_MARK = re.compile(r"^\s*//\s*(?:(?i:returns?|output|result)|[A-Za-z_$][\w$]*\s+will\s+be)"
+                        r"\s*:\s*$")
 
 
 def expected_line(line: str) -> str:
@@ -408,7 +413,10 @@ def _on_instance(instance: js_instances.Instance, var: str,
 
 def _with_next(got: Call, lines: Sequence[str], i: int) -> Call:
     """``got``, its expected value read from the next line when its own has none (a list
-    or an object left open there goes on over the lines that close it)."""
+    or an object left open there goes on over the lines that close it), or from the line
+    after a line of a mark alone (``// result will be:``, then ``// { a: 1 }``)."""
+    if not got[2] and i + 2 < len(lines) and _BARE_MARK.match(lines[i + 1]):
+        i += 1
     if not got[2] and i + 1 < len(lines) and expected_line(lines[i + 1]):
         following = parse_expression("(" + _value_text(_value_lines(lines, i + 1)) + ")")
         if following is not None and following.type not in _NOT_VALUES and not (
@@ -427,6 +435,7 @@ def _value_lines(lines: Sequence[str], start: int) -> str:
     for line in lines[start + 1:start + VALUE_LINES]:
         if depth <= 0:
             break
+        line = _LINE_COMMENT.sub("", line, count=1)  # ``// [`` then ``//   1,`` ...
         text += " " + line.strip()
         depth += _open_brackets(line)
     return text if depth == 0 else expected_line(lines[start])
