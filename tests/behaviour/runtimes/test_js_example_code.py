@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from codequorum.behaviour.runtimes.js_example_code import (
     MAX_SOURCE_CHARS,
+    Setup,
     binding,
     calls,
     example_source,
@@ -49,12 +50,12 @@ def test_the_names_read_leave_out_globals_declarations_and_parameters() -> None:
 
 def test_declarations_and_assignments_bind_names_and_top_level_names() -> None:
     assert binding("const fns = [isEven, isPositive];", "javascript") == (
-        ["fns"], "[isEven, isPositive]")
-    assert binding("let n: number = 3", "typescript") == (["n"], "3")
+        ["fns"], "[isEven, isPositive]", True)
+    assert binding("let n: number = 3", "typescript") == (["n"], "3", True)
     assert binding("result = toFilled(array, '*', 1, 4);", "javascript") == (
-        ["result"], "toFilled(array, '*', 1, 4)")
-    assert binding("const [a, b] = split(s);", "javascript") == (["a", "b"], "split(s)")
-    assert binding("const a = 1, b = 2;", "javascript") == (["a", "b"], "")
+        ["result"], "toFilled(array, '*', 1, 4)", False)
+    assert binding("const [a, b] = split(s);", "javascript") == (["a", "b"], "split(s)", True)
+    assert binding("const a = 1, b = 2;", "javascript") == (["a", "b"], "", True)
     assert binding("f(1)", "javascript") is None
     assert binding("o.x = 1", "javascript") is None
     assert binding("const a = 1; f(a)", "javascript") is None
@@ -70,3 +71,17 @@ def test_a_name_holding_the_functions_value_is_read() -> None:
     assert reads_one("console.log(result.length)", {"result"}, "javascript")
     assert not reads_one("other.length", {"result"}, "javascript")
     assert not reads_one("result", set(), "javascript")
+
+
+def test_a_name_declared_again_replaces_its_declaration_and_a_call_is_kept() -> None:
+    """es-toolkit's ``zipObject`` declares ``keys2`` twice in one example: the run takes
+    the nearest declaration, as a reader does (both would not compile), and leaves out the
+    lines that used the earlier one; an assignment keeps the declaration before it."""
+    setup = Setup("zipObject", "javascript")
+    for line in ["const keys2 = ['a', 'b', 'c'];", "const result2 = zipObject(keys2, [1]);",
+                 "const keys2 = ['a', 'b'];", "result2 = zipObject(keys2, [2]);"]:
+        bound = binding(line, "javascript")
+        assert bound is not None
+        setup.add(line, bound)
+    assert setup.texts() == ["const keys2 = ['a', 'b'];", "result2 = zipObject(keys2, [2]);"]
+    assert setup.kept == {"result2": "zipObject(keys2, [2])"}

@@ -21,6 +21,8 @@ version alike. Nothing here runs anything: tree-sitter only.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from tree_sitter import Node
 
@@ -49,17 +51,26 @@ def _statement(text: str, language: str) -> Node | None:
     return root.named_children[0]
 
 
-def binding(line: str, language: str) -> tuple[list[str], str] | None:
-    """What an example's line binds for the lines after it: the names a declaration or an
-    assignment of a name sets (``const fns = [(x) => x > 3];``, ``result = f(1);``) and
-    the text of the value (empty for several); None for any other line."""
+class Binding(NamedTuple):
+    """What an example's line binds for the lines after it: the names, the text of the
+    value (empty for several), whether it declares them (else it assigns them again)."""
+
+    names: list[str]
+    value: str
+    declares: bool
+
+
+def binding(line: str, language: str) -> Binding | None:
+    """The :class:`Binding` of a declaration or an assignment of a name
+    (``const fns = [(x) => x > 3];``, ``result = f(1);``); None for any other line."""
     node = _statement(line, language)
     if node is None:
         return None
     if node.type in _DECLARATIONS:
         declarators = [c for c in node.named_children if c.type == "variable_declarator"]
         value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
-        return declared_names(node, grammar(language)), node_text(value) if value else ""
+        return Binding(declared_names(node, grammar(language)),
+                       node_text(value) if value else "", True)
     assigned = node.named_children[0] if node.type == "expression_statement" and \
         node.named_children else None
     if assigned is None or assigned.type != "assignment_expression":
@@ -67,7 +78,48 @@ def binding(line: str, language: str) -> tuple[list[str], str] | None:
     left, right = assigned.child_by_field_name("left"), assigned.child_by_field_name("right")
     if left is None or right is None or left.type != "identifier":
         return None
-    return [node_text(left)], node_text(right)
+    return Binding([node_text(left)], node_text(right), False)
+
+
+@dataclass
+class Setup:
+    """The lines of an example before the one run (its declarations and assignments; a
+    name declared again replaces the declaration before, as a reader of the example takes
+    it: ``const keys2`` twice in one ``@example``), and the names that hold a call of the
+    function (``result``: name -> the call)."""
+
+    short: str
+    language: str
+    #: (the line, the names it declares, the names it reads or sets)
+    lines: list[tuple[str, frozenset[str], frozenset[str]]] = field(default_factory=list)
+    kept: dict[str, str] = field(default_factory=dict)
+
+    def add(self, line: str, bound: Binding) -> None:
+        names = frozenset(bound.names)
+        if bound.declares:  # the lines of the name's earlier value go with it
+            self.lines = [held for held in self.lines if not (held[1] | held[2]) & names]
+        self.lines.append((line, names if bound.declares else frozenset(),
+                           _identifiers(line, self.language)))
+        for name in names:
+            self.kept.pop(name, None)
+        if bound.value and calls(bound.value, self.short, self.language):
+            self.kept.update(dict.fromkeys(names, bound.value))
+
+    def texts(self) -> list[str]:
+        return [held[0] for held in self.lines]
+
+
+def _identifiers(line: str, language: str) -> frozenset[str]:
+    """Every name ``line`` (one statement) reads or sets."""
+    node = _statement(line, language)
+    found: set[str] = set()
+    stack = [node] if node is not None else []
+    while stack:
+        at = stack.pop()
+        if at.type == "identifier":
+            found.add(node_text(at))
+        stack.extend(at.named_children)
+    return frozenset(found)
 
 
 def calls(expression: str, short: str, language: str) -> bool:
@@ -154,5 +206,5 @@ def top_level_names(texts: Iterable[str], language: str) -> frozenset[str]:
     return frozenset(set.intersection(*found)) if found else frozenset()
 
 
-__all__ = ["binding", "calls", "example_source", "grammar", "reads", "reads_one",
-           "top_level_names"]
+__all__ = ["Binding", "Setup", "binding", "calls", "example_source", "grammar", "reads",
+           "reads_one", "top_level_names"]

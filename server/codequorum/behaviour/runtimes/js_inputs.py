@@ -768,8 +768,7 @@ def code_examples(text: str, entry: str, language: str, given: frozenset[str]
     (which has ``entry``'s), their own and JavaScript's."""
     lines = comment_lines(text)
     short = entry.split(".")[-1]
-    setup: list[str] = []
-    kept: dict[str, str] = {}  # name -> the call whose value a declaration keeps in it
+    setup = js_example_code.Setup(short, language)
     found: list[tuple[str, str, Any, bool]] = []
     if short not in given:
         return found  # a name the run does not give (a nested function, a version's own)
@@ -777,25 +776,20 @@ def code_examples(text: str, entry: str, language: str, given: frozenset[str]
         if len(found) >= MAX_EXAMPLES:
             break
         if line.strip().startswith("@example"):
-            setup, kept = [], {}
+            setup = js_example_code.Setup(short, language)
         body = _example_line(line).strip()
         if not body:
             continue
         bound = js_example_code.binding(body, language)
-        example = _code_example(body, short, language, kept, lines, i)
+        example = _code_example(body, short, language, setup.kept, lines, i)
         if example is not None and (example[2] or bound is None):
-            source = js_example_code.example_source(example[0], setup, language)
+            source = js_example_code.example_source(example[0], setup.texts(), language)
             if source is not None and not js_example_code.reads(source) - given:
-                shown = kept.get(example[0], example[0])  # ``result`` shows its call
+                shown = setup.kept.get(example[0], example[0])  # ``result`` shows its call
                 label = " ".join(shown.split())[:CODE_LABEL_CHARS]
                 found.append((label, source, example[1], example[2]))
         if bound is not None:  # ``const fns = [add(1)];``: what the lines after it read
-            setup.append(body)
-            names, value = bound
-            for name in names:
-                kept.pop(name, None)
-            if value and js_example_code.calls(value, short, language):
-                kept.update(dict.fromkeys(names, value))
+            setup.add(body, bound)
     return found
 
 
