@@ -118,3 +118,16 @@ def test_what_a_namespace_keeps_to_itself_is_set_on_it_for_the_run() -> None:
     assert spliced(source, "typescript", "A.B.K.m", "m() { return 2; }") == (
         "namespace A {\n  export namespace B {\n    function g() { return 1; }\n"
         "    export class K { m() { return 2; } }\n  }\n}\n")
+
+
+def test_a_private_methods_version_brings_the_caller_that_reaches_it() -> None:
+    from codequorum.behaviour.runtimes.js_modules import with_private_caller
+    got = with_private_caller("#clamp(n) { return n; }", "Stack.#clamp")
+    assert got == ("#clamp(n) { return n; }\nstatic { Object.defineProperty(this, "
+                   "'__codequorum_private', { value: function (...a) { return "
+                   "this.#clamp(...a); } }); }")
+    fixed = with_private_caller("static #sign(n) { return 1; }", "Stack.#sign")
+    assert "'__codequorum_private_static'" in fixed and "(...a) => this.#sign(...a)" in fixed
+    assert with_private_caller("clamp(n) { return n; }", "Stack.clamp") == \
+        "clamp(n) { return n; }"
+    assert with_private_caller("x", "Stack.#a(); evil") == "x"  # no name, nothing added

@@ -206,3 +206,42 @@ def test_a_class_fields_arrow_function_runs_alone(
     report = run_dynamic(ss, DynamicOptions(hypothesis_examples=3, scaling=False))
     assert report.inputs and all(row and row[0] for row in report.outcomes)
     assert report.output_clusters == [[0, 1]]
+
+
+LIMITER = """export class Limiter {
+  constructor(private max: number = 10) {}
+  #clamp(n: number): number { return Math.min(n, this.max); }
+  static #sign(n: number): number { return n < 0 ? -1 : 1; }
+  take(n: number): number { return this.#clamp(n) * Limiter.#sign(n); }
+}
+"""
+
+
+def _outputs(report: DynamicReport) -> dict[str, list[str | None]]:
+    """Per input every version answered, the values they returned."""
+    return {i["label"]: [o[0] for o in column if o is not None]
+            for i, column in zip(report.inputs, zip(*report.outcomes, strict=True), strict=True)
+            if all(column)}
+
+
+def test_a_private_method_runs_on_the_instance_in_its_module_and_alone(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``#clamp`` is reached from outside its class only through a caller a static block
+    after it sets; its versions run there, on an instance (a static one on its class)."""
+    clamp = "#clamp(n: number): number { return Math.min(n, this.max); }"
+    floor = "#clamp(n: number): number { return Math.max(Math.min(n, this.max), 0); }"
+    report = _in_module(tmp_path, "limiter.ts", LIMITER, "Limiter.#clamp", [clamp, floor],
+                        "typescript")
+    assert report.rules.module_problem is None
+    outputs = _outputs(report)
+    assert outputs["#clamp(-3)"] == ["-3", "0"] and outputs["#clamp(42)"] == ["10", "10"]
+    sign = ["static #sign(n: number): number { return n < 0 ? -1 : 1; }",
+            "static #sign(n: number): number { return Math.sign(n); }"]
+    report = _in_module(tmp_path, "limiter.ts", LIMITER, "Limiter.#sign", sign, "typescript")
+    outputs = _outputs(report)
+    assert outputs["#sign(0)"] == ["1", "0"]
+    alone = run_dynamic(VersionSet.from_codes(
+        "t", [clamp.replace("this.max", "10"), floor.replace("this.max", "10")],
+        language="typescript", entry_point="Limiter.#clamp"),
+        DynamicOptions(hypothesis_examples=3, scaling=False))
+    assert alone.output_clusters == [[0], [1]]

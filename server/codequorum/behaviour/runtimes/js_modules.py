@@ -22,6 +22,7 @@ cycles see the exports set so far, top-level ``await``, ``import.meta``.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from tree_sitter import Node
@@ -37,6 +38,27 @@ REQUIRE = "require({source})"
 #: ``export * from``: every name but ``default`` that the module does not set itself.
 STAR = ("(function (m) {{ for (const k in m) if (k !== 'default' && !(k in exports)) "
         "exports[k] = m[k]; }})({origin});")
+
+
+#: The property a class's static block sets to reach a private method ``#m`` from outside
+#: (``node_harness/values.js``'s ``find``): an instance method's caller on the class, and a
+#: static one's beside it.
+PRIVATE_CALLER = ("static {{ Object.defineProperty(this, '__codequorum_private{static}', "
+                  "{{ value: {caller} }}); }}")
+
+
+def with_private_caller(version: str, qualified_name: str) -> str:
+    """``version`` of a private method ``#m`` (``Owner.#m``) with, after it in its class, a
+    static block that hands the harness a function calling it (nothing else reaches
+    ``#m`` from outside the class); any other version as it is."""
+    name = qualified_name.rpartition(".")[2]
+    if not re.fullmatch(r"#[A-Za-z_$][\w$]*", name):
+        return version
+    if re.match(r"\s*(?:(?:async|override|private|protected|public)\s+)*static\b", version):
+        caller = f"(...a) => this.{name}(...a)"
+        return version.rstrip() + "\n" + PRIVATE_CALLER.format(static="_static", caller=caller)
+    caller = f"function (...a) {{ return this.{name}(...a); }}"
+    return version.rstrip() + "\n" + PRIVATE_CALLER.format(static="", caller=caller)
 
 
 class NotSpliced(ValueError):
@@ -295,4 +317,5 @@ def _script(path: str, text: str) -> str:
         return f"throw new SyntaxError({json.dumps(f'{path}: {exc}')});\n"
 
 
-__all__ = ["NotSpliced", "commonjs_form", "javascript", "module_message", "spliced"]
+__all__ = ["NotSpliced", "commonjs_form", "javascript", "module_message", "spliced",
+           "with_private_caller"]

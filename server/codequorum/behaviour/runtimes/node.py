@@ -200,6 +200,8 @@ def _run(typescript: bool) -> Any:
     def run(code: str, tests: Sequence[TestCase], entry_point: str | None,
             *args: Any, module: ModuleContext | None = None,
             **kwargs: Any) -> CandidateResult:
+        named = module.qualified_name if module is not None else entry_point or ""
+        code = js_modules.with_private_caller(code, named)  # ``#m`` reached from outside
         source = _javascript(code, typescript)
         if source is None:
             index = kwargs.get("index", args[2] if len(args) > 2 else 0)

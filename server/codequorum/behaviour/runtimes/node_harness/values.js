@@ -384,15 +384,12 @@
     // TypeScript namespace, an object holding what it exports) the version defined; a
     // getter of that name stands for it, and a class's ``constructor`` for the class, called
     // with ``new`` (its value is the instance it makes).
-    if (/\.#[A-Za-z_$][\w$]*$/.test(entry)) {
-      return 'a private method (' + entry.slice(entry.lastIndexOf('.') + 1, 100)
-        + ') cannot be called from outside its class';
-    }
-    if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(entry)) {
+    if (!/^[A-Za-z_$][\w$]*(\.#?[A-Za-z_$][\w$]*)*$/.test(entry)) {
       return 'not a function name: ' + entry.slice(0, 100);
     }
     const parts = entry.split('.');
     const last = parts[parts.length - 1];
+    if (last[0] === '#') return privateOf(made, wrap, parts);
     if (wrap === 'class' && last === 'constructor') return { fn: made, self: undefined, make: true };
     if (wrap === 'class') {
       const own = member(made.prototype, last, false);
@@ -439,6 +436,32 @@
     if (fixed !== undefined) return { fn: fixed, self: owner };
     if (typeof owner === 'function' && owner.prototype) return fieldOf(owner, last);
     return 'the version defines no method ' + entry;
+  }
+
+  // A private method ``#m``: the function the static block after it in its class set
+  // (``js_modules.with_private_caller``), on the version's class alone or the one its
+  // module names; called on an instance, or on the class for a static one.
+  function privateOf(made, wrap, parts) {
+    let cls = wrap === 'class' ? made : undefined;
+    if (cls === undefined) {
+      try {
+        cls = indirectEval('typeof ' + parts[0] + " === 'undefined' ? undefined : " + parts[0]);
+        for (let at = 1; at < parts.length - 1 && cls !== undefined && cls !== null; at++) {
+          cls = cls[parts[at]];
+        }
+      } catch (e) {
+        cls = undefined;
+      }
+    }
+    const name = parts[parts.length - 1];
+    if (typeof cls !== 'function') return 'the version defines no class for ' + name;
+    const fixed = getOwnDescriptor(cls, '__codequorum_private_static');
+    if (fixed !== undefined && typeof fixed.value === 'function') return { fn: fixed.value, self: cls };
+    const own = getOwnDescriptor(cls, '__codequorum_private');
+    if (own !== undefined && typeof own.value === 'function') {
+      return { fn: own.value, self: 'instance', cls, name };
+    }
+    return 'the version defines no private method ' + name;
   }
 
   // A class's field holding a function (``double = (n) => n * 2;``): on no prototype, it is
