@@ -463,3 +463,13 @@ def test_a_tree_parsed_under_a_deadline_gives_its_nodes_text() -> None:
     assert done.returncode == 0, done.stderr[-500:]
     assert done.stdout.strip() == ('import { globalConfig } from "./core.js"; '
                                    "['./core.js']")
+
+
+def test_the_comment_above_a_property_or_an_assignment_is_its_functions_docstring() -> None:
+    """``double: (n) => n * 2`` in an object and ``exports.pad2 = function ...``: the
+    comment stands above the property or the statement, not above the function."""
+    src = ("export const utils = {\n  /** @example utils.double(3) // => 6 */\n"
+           "  double: (n) => n * 2,\n};\n/** Pads. */\n"
+           "exports.pad2 = function (n) { return n; };\n")
+    assert [(f.qualified_name, f.docstring) for f in functions(src, "javascript")] == [
+        ("utils.double", "@example utils.double(3) // => 6"), ("exports.pad2", "Pads.")]

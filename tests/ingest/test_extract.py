@@ -231,6 +231,14 @@ def test_a_class_fields_arrow_function_given_alone_keeps_its_name() -> None:
     assert extract_from_code(plain, "javascript", "Counter.double").code == plain
 
 
+def test_an_objects_arrow_property_given_alone_is_its_function() -> None:
+    """``double: (n) => n * 2,`` is read as a property of an object of its owner's name: the
+    arrow, as the module's object holds it (the splice replaces the arrow alone)."""
+    got = extract_from_code("double: (n) => n * 2,\n", "javascript", "utils.double")
+    assert got.ok and got.code == "(n) => n * 2\n"
+    assert not extract_from_code("double: (n) => n * 2,\n", "javascript", "utils.triple").ok
+
+
 def test_a_version_given_as_a_chat_answer_is_its_fenced_code() -> None:
     answer = f"Here you go:\n```python\n{FUNC}```\nIt adds `a` and `b`."
     assert unfenced(answer, "python") == FUNC

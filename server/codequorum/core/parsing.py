@@ -785,6 +785,10 @@ def _function_info(
         doc = _python_docstring(body, src) if body.type == "block" else None
     else:
         anchor = rng  # climb wrappers that start with it (export, statement, template)
+        held = anchor.parent  # a property's or an assignment's value: the comment is above it
+        if held is not None and held.type in ("pair", "assignment_expression") and anchor in (
+                _field(held, "value"), _field(held, "right")):
+            anchor = held
         while anchor.parent is not None and (
             anchor.parent.start_byte == anchor.start_byte
             or anchor.parent.type == "export_statement"

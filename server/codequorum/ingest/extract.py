@@ -395,13 +395,18 @@ def _member_given_alone(found: FunctionInfo | None, lang: str, name: str) -> boo
 
 def _method_alone(code: str, lang: str, name: str) -> ExtractResult | None:
     """A JavaScript or TypeScript method given alone, read inside a class of its owner's
-    name (its text as given); None when the code is not one method of that name."""
+    name (its text as given), else as a property of an object of that name (``double: (n)
+    => n * 2``: the function, as its module's object holds it); None when the code is not
+    one method of that name."""
     owner, _, method = name.rpartition(".")
-    wrapped = f"class {owner.rpartition('.')[2]} {{\n{code}\n}}\n"
-    infos = [i for i in parsing.functions(wrapped, lang) if "." in i.qualified_name]
-    if len(infos) < 1 or infos[0].name != method or _first_error(parse(wrapped, lang).root_node):
-        return None
-    return ExtractResult.accepted(function_source(wrapped, infos[0], lang).rstrip() + "\n", ())
+    short = owner.rpartition(".")[2]
+    for wrapped in (f"class {short} {{\n{code}\n}}\n",
+                    f"const {short} = {{\n{code.strip().rstrip(';,')}\n}};\n"):
+        infos = [i for i in parsing.functions(wrapped, lang) if "." in i.qualified_name]
+        if infos and infos[0].name == method and not _first_error(parse(wrapped, lang).root_node):
+            return ExtractResult.accepted(
+                function_source(wrapped, infos[0], lang).rstrip() + "\n", ())
+    return None
 
 
 def parse_problem(code: str, lang: str) -> tuple[int, str | None] | None:
