@@ -20,7 +20,7 @@ version alike. Nothing here runs anything: tree-sitter only.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -111,60 +111,50 @@ class Setup:
 
 def _identifiers(line: str, language: str) -> frozenset[str]:
     """Every name ``line`` (one statement) reads or sets."""
-    node = _statement(line, language)
-    found: set[str] = set()
+    return frozenset(node_text(at) for at in _walk(_statement(line, language))
+                     if at.type == "identifier")
+
+
+def _walk(node: Node | None) -> Iterator[Node]:
+    """``node`` and every named node below it."""
     stack = [node] if node is not None else []
     while stack:
         at = stack.pop()
-        if at.type == "identifier":
-            found.add(node_text(at))
+        yield at
         stack.extend(at.named_children)
-    return frozenset(found)
+
+
+def _expression(text: str, language: str) -> Node | None:
+    """The statement ``text`` is when it is one expression, else None."""
+    node = _statement(text, language)
+    return node if node is not None and node.type == "expression_statement" else None
 
 
 def calls(expression: str, short: str, language: str) -> bool:
     """Whether ``expression`` (one expression) calls ``short``: by its name
     (``add(5)(10)``, ``[...chunks(xs, 2)]``) or on a namespace (``Text.slugify(s)``)."""
-    node = _statement(expression, language)
-    if node is None or node.type != "expression_statement":
-        return False
-    stack = [node]
-    while stack:
-        at = stack.pop()
-        if at.type == "call_expression" and _names(at.child_by_field_name("function"), short):
-            return True
-        stack.extend(at.named_children)
-    return False
+    return any(at.type == "call_expression" and _names(at.child_by_field_name("function"), short)
+               for at in _walk(_expression(expression, language)))
 
 
 def _names(callee: Node | None, short: str) -> bool:
     if callee is None:
         return False
     if callee.type == "identifier":
-        return (callee.text or b"").decode("utf-8", "replace") == short
+        return node_text(callee) == short
     if callee.type == "member_expression":
         prop = callee.child_by_field_name("property")
         obj = callee.child_by_field_name("object")
         return prop is not None and obj is not None and obj.type == "identifier" and \
-            (prop.text or b"").decode("utf-8", "replace") == short
+            node_text(prop) == short
     return False
 
 
 def reads_one(expression: str, names: Collection[str], language: str) -> bool:
     """Whether ``expression`` (one expression) reads one of ``names`` (``result``, which an
     earlier line of the example declared with the function's value)."""
-    if not names:
-        return False
-    node = _statement(expression, language)
-    if node is None or node.type != "expression_statement":
-        return False
-    stack = [node]
-    while stack:
-        at = stack.pop()
-        if at.type == "identifier" and (at.text or b"").decode("utf-8", "replace") in names:
-            return True
-        stack.extend(at.named_children)
-    return False
+    return bool(names) and any(at.type == "identifier" and node_text(at) in names
+                               for at in _walk(_expression(expression, language)))
 
 
 def example_source(expression: str, setup: Sequence[str], language: str) -> str | None:
