@@ -155,3 +155,29 @@ def test_newer_library_methods_give_what_node_22_gives(
     ours, nodes = _in_sandbox(NEWER), _in_node(reference, NEWER)
     for expression, got, expected in zip(NEWER, ours, nodes, strict=True):
         assert got == expected, expression
+
+
+def test_every_version_runs_at_one_instant_with_one_seeded_chance(
+        node_sandboxed: object) -> None:
+    """Identical versions that read the time or draw a random number agree: the clock
+    stands at 2025-01-01T12:00:00Z (moved on only by the timers' own clock) and
+    ``Math.random`` starts one seeded sequence at each input; ``Date`` is still ``Date``."""
+    from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+    from codequorum.core.model import VersionSet
+    code = ("/**\n * @example stamp(1)\n */\nfunction stamp(x) { class D extends Date {}\n"
+            "  return [x, Date.now(), new Date().toISOString(), new D().getFullYear(),\n"
+            "    new Date(2020, 1, 1).getMonth(), new Date() instanceof Date, Date.name,\n"
+            "    Date.length, typeof Date(), Math.random() < 1,\n"
+            "    Math.random() !== Math.random()];\n}")
+    report = run_dynamic(VersionSet.from_codes("t", [code, code], language="javascript",
+                                               entry_point="stamp"),
+                         DynamicOptions(hypothesis_examples=2, scaling=False))
+    assert report.output_clusters == [[0, 1]] and report.rules.divergence is None
+    first = report.outcomes[0][0]
+    assert first is not None and json.loads(first[0] or "") == [
+        1, 1735732800000, "2025-01-01T12:00:00.000Z", 2025, 1, True, "Date", 7, "string", True,
+        True]
+    waited = ("async function later() {\n  const t = Date.now();\n"
+              "  await new Promise((r) => setTimeout(r, 250));\n  return Date.now() - t;\n}")
+    [outcome] = JAVASCRIPT.run(waited, [TestCase("call", args=())], "later", Limits()).tests
+    assert outcome.output == "250"

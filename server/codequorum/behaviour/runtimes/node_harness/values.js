@@ -557,6 +557,7 @@
     printed = '';
     timers = [];
     clock = 0;
+    seed = SEED;
     budget = 10000;
     chars = MAX_CHARS;
     let result;
@@ -701,6 +702,38 @@
   }
   defineProperty(global, '__codequorum_find', { value: lookUp, writable: false,
     enumerable: false, configurable: false });
+  // The time and the chance a version sees: every version of a set runs at one instant,
+  // ``NOW``, moved on by the clock its timers keep, and ``Math.random`` draws one seeded
+  // sequence from the start of each input. Identical versions then never differ by when
+  // they ran or by luck; versions that read the time or draw differently still do.
+  const NOW = 1735732800000;  // 2025-01-01T12:00:00.000Z
+  const dateString = DateCtor.prototype.toString;
+  function FixedDate(...args) {
+    if (new.target === undefined) return apply(dateString, new DateCtor(NOW + clock), []);
+    return construct(DateCtor, args.length ? args : [NOW + clock], new.target);
+  }
+  defineProperty(FixedDate, 'prototype', { value: DateCtor.prototype });
+  defineProperty(FixedDate, 'length', { value: 7 });
+  defineProperty(FixedDate, 'name', { value: 'Date' });
+  for (const key of ['parse', 'UTC']) {
+    defineProperty(FixedDate, key, { value: DateCtor[key], writable: true, configurable: true });
+  }
+  defineProperty(FixedDate, 'now', { value: function now() { return NOW + clock; }, writable: true,
+    configurable: true });
+  defineProperty(DateCtor.prototype, 'constructor', { value: FixedDate, writable: true,
+    configurable: true });
+  defineProperty(global, 'Date', { value: FixedDate, writable: true, configurable: true });
+  const SEED = 0x2545f491;
+  let seed = SEED;
+  const imul = Math.imul;
+  function random() {  // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = seed;
+    t = imul(t ^ (t >>> 15), t | 1);
+    t ^= t + imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  defineProperty(Math, 'random', { value: random, writable: true, configurable: true });
   const timerFunctions = {
     setTimeout(fn, ms, ...args) { return addTimer(fn, ms, args, false); },
     setInterval(fn, ms, ...args) { return addTimer(fn, ms, args, true); },
