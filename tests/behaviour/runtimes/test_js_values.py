@@ -12,3 +12,13 @@ def test_strings_show_printable_letters_as_they_are_and_escape_the_rest() -> Non
     assert show('say "hi" \\') == '"say \\"hi\\" \\\\"'
     assert show("\U0001F600") == '"\U0001F600"' and show("\U000E0041") == '"\\u{e0041}"'
     assert show_call("f", ["ß", [1, None]]) == 'f("ß", [1, null])'
+
+
+def test_a_typescript_callbacks_blanked_types_show_as_nothing() -> None:
+    """A test's ``(...items: number[]) => ...`` runs with its types blanked in place; its
+    label reads as the JavaScript would be written."""
+    from codequorum.behaviour.runtimes.js_values import show
+    assert show({"$": "source", "v": "(...items          ) => items.length"}) == \
+        "(...items) => items.length"
+    assert show({"$": "source", "v": "(a        , b        )          => a + b"}) == \
+        "(a, b) => a + b"

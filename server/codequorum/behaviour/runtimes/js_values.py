@@ -97,6 +97,12 @@ def _floats(tree: Any) -> Any:
     return tree
 
 
+#: Runs of blanks (a callback's types, blanked where they stood), and blanks before a
+#: closing bracket or a comma: a label shows ``(...items) => ...``, the value runs as is.
+_BLANKS = re.compile(r"[ \t]{2,}")
+_BLANKS_BEFORE = re.compile(r"[ \t]+([),\]])")
+
+
 def show(tree: Any) -> str:
     """A canonical tree in JavaScript's words, for labels (``f(1, [2, NaN])``)."""
     if tree is None:
@@ -120,8 +126,8 @@ def show(tree: Any) -> str:
         return f"{v}n"
     if tag == "template":
         return show(v)
-    if tag == "source":
-        return str(v)
+    if tag == "source":  # a TypeScript callback's blanked types shown as one space
+        return _BLANKS_BEFORE.sub(r"\1", _BLANKS.sub(" ", str(v)))
     if tag == "date":
         return "new Date(" + ("NaN" if v == "Invalid Date" else json.dumps(v)) + ")"
     if tag == "regexp":
