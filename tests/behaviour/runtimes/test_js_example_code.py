@@ -4,6 +4,7 @@ the harness runs, the names they read (no run: tree-sitter only)."""
 from __future__ import annotations
 
 from codequorum.behaviour.runtimes.js_example_code import (
+    MAX_SETUP,
     MAX_SOURCE_CHARS,
     Setup,
     binding,
@@ -85,3 +86,14 @@ def test_a_name_declared_again_replaces_its_declaration_and_a_call_is_kept() -> 
         setup.add(line, bound)
     assert setup.texts() == ["const keys2 = ['a', 'b'];", "result2 = zipObject(keys2, [2]);"]
     assert setup.kept == {"result2": "zipObject(keys2, [2])"}
+
+
+def test_an_examples_setup_keeps_its_nearest_lines() -> None:
+    setup = Setup("f", "javascript")
+    for k in range(MAX_SETUP + 8):
+        line = f"const a{k} = {k};"
+        bound = binding(line, "javascript")
+        assert bound is not None
+        setup.add(line, bound)
+    last = MAX_SETUP + 7
+    assert len(setup.texts()) == MAX_SETUP and setup.texts()[-1] == f"const a{last} = {last};"

@@ -100,6 +100,7 @@ class Setup:
             self.lines = [held for held in self.lines if not (held[1] | held[2]) & names]
         self.lines.append((line, names if bound.declares else frozenset(),
                            _identifiers(line, self.language)))
+        del self.lines[:-MAX_SETUP]  # the nearest ones
         for name in names:
             self.kept.pop(name, None)
         if bound.value and calls(bound.value, self.short, self.language):
@@ -162,7 +163,7 @@ def example_source(expression: str, setup: Sequence[str], language: str) -> str 
     ``expression``'s value returned (an ``async`` function when it awaits: its value is
     what the promise settles to). None when it does not parse, is too long, or has
     TypeScript with run-time meaning."""
-    body = "\n".join([*setup[-MAX_SETUP:], f"return (\n{expression.strip()}\n);"])
+    body = "\n".join([*setup, f"return (\n{expression.strip()}\n);"])
     awaits = "await" in expression or any("await" in line for line in setup)
     source = f"({'async ' if awaits else ''}function () {{\n{body}\n}});\n"
     if len(source) > MAX_SOURCE_CHARS:

@@ -483,15 +483,14 @@ def collect_js_inputs(
         module = version_set.module
         owner = module.owner.rpartition(".")[2] if module and module.owner else None
         classes = None if module is not None else _classes(version_set.codes)
+        # code examples of a function (a method's build its instance: js_instances.py)
+        named = _names_given(version_set) if owner is None and "." not in entry else None
         for text, graded in [*((t, True) for t in graded_texts if t),
                              *((c, False) for c in version_set.codes)]:
             _add_examples(plan, text, entry, graded, not given.tests, known, owner, classes)
-        if owner is None and "." not in entry:  # a method's examples build its instance
-            given_names = _names_given(version_set)
-            for text, graded in [*((t, True) for t in graded_texts if t),
-                                 *((c, False) for c in version_set.codes)]:
-                _add_code_examples(plan, text, entry, version_set.language, given_names,
-                                   graded, not given.tests, known)
+            if named is not None:
+                _add_code_examples(plan, text, entry, version_set.language, named, graded,
+                                   not given.tests, known)
         if module is not None and not plan.indices("doctest"):
             _add_class_examples(plan, module, entry, not given.tests, known)
     if version_set.module is not None:

@@ -389,7 +389,7 @@
     }
     const parts = entry.split('.');
     const last = parts[parts.length - 1];
-    if (last[0] === '#') return privateOf(made, wrap, parts);
+    if (wrap === 'class' && last[0] === '#') return privateOf(made, last);
     if (wrap === 'class' && last === 'constructor') return { fn: made, self: undefined, make: true };
     if (wrap === 'class') {
       const own = member(made.prototype, last, false);
@@ -426,6 +426,7 @@
     if (owner === undefined || owner === null) {
       return 'the version defines no ' + parts.slice(0, at).join('.');
     }
+    if (last[0] === '#') return privateOf(owner, last);
     if (typeof owner === 'function' && last === 'constructor') {
       return { fn: owner, self: undefined, make: true };  // ``new Range(3, 1)``
     }
@@ -438,22 +439,10 @@
     return 'the version defines no method ' + entry;
   }
 
-  // A private method ``#m``: the function the static block after it in its class set
-  // (``js_modules.with_private_caller``), on the version's class alone or the one its
-  // module names; called on an instance, or on the class for a static one.
-  function privateOf(made, wrap, parts) {
-    let cls = wrap === 'class' ? made : undefined;
-    if (cls === undefined) {
-      try {
-        cls = indirectEval('typeof ' + parts[0] + " === 'undefined' ? undefined : " + parts[0]);
-        for (let at = 1; at < parts.length - 1 && cls !== undefined && cls !== null; at++) {
-          cls = cls[parts[at]];
-        }
-      } catch (e) {
-        cls = undefined;
-      }
-    }
-    const name = parts[parts.length - 1];
+  // A private method ``#m`` of the class ``cls``: the function the static block after it
+  // set (``js_modules.with_private_caller``), called on an instance, or on the class for a
+  // static one.
+  function privateOf(cls, name) {
     if (typeof cls !== 'function') return 'the version defines no class for ' + name;
     const fixed = getOwnDescriptor(cls, '__codequorum_private_static');
     if (fixed !== undefined && typeof fixed.value === 'function') return { fn: fixed.value, self: cls };
