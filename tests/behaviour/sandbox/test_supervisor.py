@@ -247,7 +247,8 @@ def test_non_literal_test_values_are_an_error() -> None:
 def test_environment_is_scrubbed_and_cwd_is_private() -> None:
     code = "import os\ndef f():\n    return sorted(os.environ), os.getcwd() == os.environ['HOME']\n"
     result = run_candidate(code, [Case("call")], "f")
-    assert result.tests[0].output == "(['HOME', 'LANG', 'PATH', 'PYTHONHASHSEED', 'TMPDIR'], True)"
+    assert result.tests[0].output == (
+        "(['HOME', 'LANG', 'PATH', 'PYTHONHASHSEED', 'TMPDIR', 'TZ'], True)")
 
 
 def test_the_sandbox_folder_is_not_importable() -> None:

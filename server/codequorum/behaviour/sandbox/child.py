@@ -63,6 +63,7 @@ grader: Any = _load("_codequorum_grader", "check_grader.py")
 in_module: Any = _load("_codequorum_in_module", "in_module.py")
 doctest_run: Any = _load("_codequorum_doctest_run", "doctest_run.py")
 timing: Any = _load("_codequorum_timing", "timing.py", private_builtins=True)
+fixed_world: Any = _load("_codequorum_fixed_world", "fixed_world.py")
 
 #: Where a strict child works and what it hides (see bwrap.py, which mounts them).
 WORKDIR = "/work"
@@ -628,7 +629,7 @@ class Harness:
                 if kind != "stdio":
                     self._load_module()
                 out = self._streams(stdin, True)[0]
-                _seed_random(index)
+                fixed_world.reset(index)
                 started = time.perf_counter()
                 if kind == "stdio" and not program_mode:
                     self._load_module(fresh=True)
@@ -991,6 +992,7 @@ def run_child(channel: Channel, parent_pid: int, strict: bool = False) -> None:
     if strict or program:
         layers.add(confine.install_seccomp(program))
     _forget_ctypes()
+    fixed_world.install()
     if run.get("audit_hook", True) or not strict:
         audit.install_audit_hook(sandbox, channel.send, [], run.get("secrets"),
                                  kernel_confined=strict, forbidden=protocol.MSG_FORBIDDEN)
@@ -1091,16 +1093,6 @@ def _fork_grader(run: dict[str, Any]) -> Any:
     theirs.close()
     grader.close_quietly(grader.GRADER_IN_FD, grader.GRADER_OUT_FD)
     return grader.socket_link(ours, protocol)
-
-
-def _seed_random(index: int) -> None:
-    """The ``random`` module, when loaded, seeded by the input's place: every version
-    draws the same numbers on the same input, so a function that draws is compared on
-    what it does with them, not on the draws."""
-    rnd = sys.modules.get("random")
-    seed = getattr(rnd, "seed", None)
-    if callable(seed):
-        seed(index)
 
 
 def _run_tests(harness: Harness, run: dict[str, Any], channel: Channel) -> None:

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 FLAGS: tuple[str, ...] = ("-s", "-S", "-B")
 HASH_SEED = "0"
+#: Every version's local time is UTC, on every machine (``fixed_world.py`` fixes the clock;
+#: the portable guest's WASI has no other zone): a POSIX rule, which needs no zone file.
+TIME_ZONE = "UTC0"
 
 
 def environment(path: str, home: str, tmp: str | None = None) -> dict[str, str]:
     """The whole environment of a sandboxed interpreter: ``PATH``, ``LANG``, ``HOME``,
-    ``TMPDIR`` (when ``tmp``) and the hash seed."""
-    env = {"PATH": path, "LANG": "C.UTF-8", "HOME": home, "PYTHONHASHSEED": HASH_SEED}
+    ``TMPDIR`` (when ``tmp``), the hash seed and the time zone."""
+    env = {"PATH": path, "LANG": "C.UTF-8", "HOME": home, "PYTHONHASHSEED": HASH_SEED,
+           "TZ": TIME_ZONE}
     if tmp is not None:
         env["TMPDIR"] = tmp
     return env

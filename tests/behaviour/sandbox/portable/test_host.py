@@ -132,7 +132,7 @@ def test_nothing_of_the_host_is_readable(tmp_path: Path,
     (env,) = run_candidate(code, [Case("call")], "env", sandbox="portable").tests
     names = [pair[0] for pair in ast.literal_eval(env.output or "")]
     assert names == ["HOME", "LANG", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED",
-                     "PYTHONHOME", "PYTHONPATH", "TMPDIR"]  # the strict sandbox's, none of ours
+                     "PYTHONHOME", "PYTHONPATH", "TMPDIR", "TZ"]  # the strict one's, none of ours
 
 
 def test_the_granted_folders_are_read_only() -> None:

@@ -40,7 +40,7 @@ INBOX = "/inbox/in"
 INBOX_WAIT = 1.0
 HARNESS_FILES = ("child.py", "protocol.py", "tracer.py", "block_counts.py", "confine.py",
                  "audit_hook.py", "check_grader.py", "in_module.py", "doctest_run.py", "timing.py",
-                 "portable/guest.py")
+                 "fixed_world.py", "portable/guest.py")
 sys.path[:] = [p for p in sys.path if not p.startswith(HARNESS)]
 #: CPython's default, the strict child's: this build's own (600) would end a recursion 600
 #: deep that runs there. Python calls use no C stack on 3.11; recursion through builtins
@@ -234,6 +234,7 @@ def main() -> None:
     sys.__stdout__ = sys.__stderr__  # type: ignore[misc]
     builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
     sys.argv = [child.CANDIDATE_FILENAME]
+    child.fixed_world.install()
     if run.get("audit_hook", True):
         child.audit.install_audit_hook(SANDBOX, channel.send, [], run.get("secrets"),
                                        kernel_confined=True, forbidden=protocol.MSG_FORBIDDEN,

@@ -39,6 +39,7 @@ GUEST_ENV = (
     ("PYTHONHOME", "/usr/local"),
     ("PYTHONPATH", GUEST_STDLIB),
     ("PYTHONHASHSEED", "0"),
+    ("TZ", "UTC0"),
     ("PYTHONDONTWRITEBYTECODE", "1"),
 )
 #: CPython's licence, shipped beside this file with the package (the interpreter's wheel
