@@ -473,3 +473,16 @@ def test_the_comment_above_a_property_or_an_assignment_is_its_functions_docstrin
            "exports.pad2 = function (n) { return n; };\n")
     assert [(f.qualified_name, f.docstring) for f in functions(src, "javascript")] == [
         ("utils.double", "@example utils.double(3) // => 6"), ("exports.pad2", "Pads.")]
+
+
+def test_the_comment_above_a_declaration_wrapping_the_function_in_calls_is_its_own() -> None:
+    """Ramda's ``var add = _curry2(function add(a, b) {...})`` and React's ``export const
+    Button = memo(forwardRef(function Button(...) {...}))``: the comment above the
+    declaration is the function's when the declaration gives it its own name; a callback
+    named otherwise (``reduce(function sum ...)``) gets none."""
+    src = ("/** Adds.\n * R.add(2, 3); //=> 5 */\nvar add = _curry2(function add(a, b) {\n"
+           "  return a + b;\n});\n/** A button. */\nexport const Button = memo(forwardRef("
+           "function Button(props, ref) {\n  return props.label;\n}));\n/** The sum. */\n"
+           "const total = items.reduce(function sum(a, b) { return a + b; }, 0);\n")
+    assert [(f.qualified_name, f.docstring) for f in functions(src, "javascript")] == [
+        ("add", "Adds.\nR.add(2, 3); //=> 5"), ("Button", "A button."), ("sum", None)]

@@ -762,6 +762,28 @@ def _tree_functions(tree: tree_sitter.Tree, canonical: str, src: bytes) -> list[
     return out
 
 
+def _wrapping_declaration(node: tree_sitter.Node, name: str, src: bytes
+                          ) -> tree_sitter.Node | None:
+    """The declaration whose value is a call taking ``node`` (a function expression named
+    ``name``) as an argument and that declares ``name`` too: ``var add =
+    _curry2(function add(a, b) {...})`` (Ramda), ``const Button = forwardRef(function
+    Button(props, ref) {...})`` (React); the comment above it is the function's. None
+    for any other place."""
+    held, value = node.parent, node
+    while held is not None and held.type == "arguments" and held.parent is not None and \
+            held.parent.type == "call_expression":
+        value = held.parent
+        held = value.parent
+    if value is node or held is None or held.type != "variable_declarator" or \
+            _field(held, "value") != value:
+        return None
+    declared = _field(held, "name")
+    if declared is None or _text(src, declared) != name:
+        return None
+    outer = held.parent
+    return outer if outer is not None and outer.type in _DECLARATIONS else held
+
+
 def _function_info(
     node: tree_sitter.Node,
     own: tuple[list[str], tree_sitter.Node, tree_sitter.Node, bool],
@@ -789,6 +811,7 @@ def _function_info(
         if held is not None and held.type in ("pair", "assignment_expression") and anchor in (
                 _field(held, "value"), _field(held, "right")):
             anchor = held
+        anchor = _wrapping_declaration(anchor, parts[-1], src) or anchor
         while anchor.parent is not None and (
             anchor.parent.start_byte == anchor.start_byte
             or anchor.parent.type == "export_statement"

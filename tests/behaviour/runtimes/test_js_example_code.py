@@ -10,9 +10,11 @@ from codequorum.behaviour.runtimes.js_example_code import (
     binding,
     calls,
     example_source,
+    incomplete,
     reads,
     reads_one,
     top_level_names,
+    without_namespace,
 )
 
 
@@ -97,3 +99,24 @@ def test_an_examples_setup_keeps_its_nearest_lines() -> None:
         setup.add(line, bound)
     last = MAX_SETUP + 7
     assert len(setup.texts()) == MAX_SETUP and setup.texts()[-1] == f"const a{last} = {last};"
+
+
+def test_a_call_on_a_namespace_the_run_does_not_give_calls_the_function() -> None:
+    assert without_namespace("_.chunk(['a', 'b'], 2)", "chunk", "javascript", {"chunk"}) == \
+        "chunk(['a', 'b'], 2)"
+    assert without_namespace("var t = R.add(R.add(1, 2), 3);", "add", "javascript",
+                             {"add"}) == "var t = add(add(1, 2), 3);"
+    # the module's own namespace, another function of the library, a read: as written
+    assert without_namespace("utils.slug(s)", "slug", "javascript", {"slug", "utils"}) == \
+        "utils.slug(s)"
+    assert without_namespace("_.negate(_.identity)", "chunk", "javascript", {"chunk"}) == \
+        "_.negate(_.identity)"
+    assert without_namespace("R.add", "add", "javascript", {"add"}) == "R.add"
+    assert without_namespace("a.b.add(1)", "add", "javascript", {"add"}) == "a.b.add(1)"
+
+
+def test_a_statement_begun_on_one_line_is_incomplete() -> None:
+    assert incomplete("var users = [", "javascript")
+    assert incomplete("{ 'user': 'barney' },", "javascript")
+    assert not incomplete("var users = [\n{ 'user': 'barney' }\n];", "javascript")
+    assert not incomplete("_.chunk(['a'], 2); // => [['a']]", "javascript")

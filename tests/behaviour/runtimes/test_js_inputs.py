@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from codequorum.behaviour.runtimes.js_inputs import (
+    MAX_JOINED_LINES,
     code_examples,
     collect_js_inputs,
     example_call,
@@ -599,6 +600,61 @@ def test_code_examples_become_example_cases_of_the_plan_graded_from_the_prompt()
     case = plan.cases[0]
     assert (case.test.kind, case.label, case.test.expected, case.test.has_expected,
             case.graded, case.source) == ("example", "add(5)(10)", 15, True, True, "doctest")
+
+
+LODASH_DROP_WHILE = """/**
+ * @example
+ *
+ * var users = [
+ *   { 'user': 'barney',  'active': false },
+ *   { 'user': 'pebbles', 'active': true }
+ * ];
+ *
+ * _.dropWhile(users, function(o) { return !o.active; });
+ * // => objects for ['pebbles']
+ *
+ * _.dropWhile(users, 'active');
+ * // => [{ 'user': 'barney', 'active': false }, { 'user': 'pebbles', 'active': true }]
+ *
+ * _.dropWhile(users, _.negate(isActive));
+ * @example
+ * var array = [1, [2, [3, [4]], 5]];
+ * R.dropWhile(array, (x) => x < 2); //=> [[2, [3, [4]], 5]]
+ */"""
+
+
+def test_lodash_and_ramda_examples_call_on_their_namespace_and_declare_over_lines() -> None:
+    """lodash writes ``_.dropWhile(users, ...)`` after a ``var users = [`` over several
+    lines, Ramda ``R.dropWhile(...)``: the declaration is read whole, the call made on the
+    function itself (the run gives it by name); a call reading the namespace for another
+    function of it (``_.negate``) is no input, and a value in words grades nothing."""
+    got = code_examples(LODASH_DROP_WHILE, "dropWhile", "javascript", frozenset({"dropWhile"}))
+    assert [(label, expected, has) for label, _, expected, has in got] == [
+        ("dropWhile(users, function(o) { return !o.active; })", None, False),
+        ("dropWhile(users, 'active')", [{"$": "object", "v": [["active", False],
+                                                             ["user", "barney"]]},
+                                        {"$": "object", "v": [["active", True],
+                                                             ["user", "pebbles"]]}], True),
+        ("dropWhile(array, (x) => x < 2)", [[2, [3, [4]], 5]], True)]
+    assert got[1][1] == (
+        "(function () {\nvar users = [\n{ 'user': 'barney',  'active': false },\n"
+        "{ 'user': 'pebbles', 'active': true }\n];\nreturn (\ndropWhile(users, 'active')\n"
+        ");\n});\n")
+    # a namespace the run gives is the module's own: its call stays as written
+    kept = code_examples("/** utils.slug(s) // => 'a' */", "slug", "javascript",
+                         frozenset({"slug", "utils", "s"}))
+    assert [g[0] for g in kept] == ["utils.slug(s)"]
+
+
+def test_a_statement_over_more_lines_than_the_limit_or_a_blank_line_is_not_joined() -> None:
+    opened = "\n".join([" * var xs = ["] + [" *   1,"] * (MAX_JOINED_LINES + 1) + [" * ];"])
+    text = f"/**\n{opened}\n * first(xs) // => 1\n */"
+    assert code_examples(text, "first", "javascript", frozenset({"first"})) == []
+    split = "/**\n * var xs = [\n *\n *   1];\n * first(xs) // => 1\n */"
+    assert code_examples(split, "first", "javascript", frozenset({"first"})) == []
+    whole = "/**\n * var xs = [\n *   1];\n * first(xs) // => 1\n */"
+    assert [g[2] for g in code_examples(whole, "first", "javascript", frozenset({"first"}))] \
+        == [1]
 
 
 def test_a_value_written_over_line_comments_after_a_mark_alone_is_expected() -> None:

@@ -51,6 +51,12 @@ def _statement(text: str, language: str) -> Node | None:
     return root.named_children[0]
 
 
+def incomplete(text: str, language: str) -> bool:
+    """Whether ``text`` does not parse: the first line of a statement written over several
+    (``var users = [``), or no code at all."""
+    return parse(text.strip(), grammar(language)).root_node.has_error
+
+
 class Binding(NamedTuple):
     """What an example's line binds for the lines after it: the names, the text of the
     value (empty for several), whether it declares them (else it assigns them again)."""
@@ -151,6 +157,27 @@ def _names(callee: Node | None, short: str) -> bool:
     return False
 
 
+def without_namespace(text: str, short: str, language: str, given: Collection[str]) -> str:
+    """``text`` (one statement) with each call of ``short`` on a namespace the run does not
+    give (lodash's ``_.chunk(xs, 2)``, Ramda's ``R.add(2, 3)``, ``utils.slug(s)`` in a
+    README's words) made a call of ``short`` itself: the run gives the function by its
+    name. Unchanged where no such call stands."""
+    text = text.strip()
+    source = text.encode("utf-8")
+    cuts: list[tuple[int, int]] = []
+    for at in _walk(_statement(text, language)):
+        callee = at.child_by_field_name("function") if at.type == "call_expression" else None
+        if callee is None or callee.type != "member_expression" or not _names(callee, short):
+            continue
+        namespace = callee.child_by_field_name("object")
+        prop = callee.child_by_field_name("property")
+        if namespace is not None and prop is not None and node_text(namespace) not in given:
+            cuts.append((callee.start_byte, prop.start_byte))
+    for start, end in sorted(cuts, reverse=True):
+        source = source[:start] + source[end:]
+    return source.decode("utf-8") if cuts else text
+
+
 def reads_one(expression: str, names: Collection[str], language: str) -> bool:
     """Whether ``expression`` (one expression) reads one of ``names`` (``result``, which an
     earlier line of the example declared with the function's value)."""
@@ -197,5 +224,5 @@ def top_level_names(texts: Iterable[str], language: str) -> frozenset[str]:
     return frozenset(set.intersection(*found)) if found else frozenset()
 
 
-__all__ = ["Binding", "Setup", "binding", "calls", "example_source", "grammar", "reads",
-           "reads_one", "top_level_names"]
+__all__ = ["Binding", "Setup", "binding", "calls", "example_source", "grammar", "incomplete",
+           "reads", "reads_one", "top_level_names", "without_namespace"]

@@ -756,6 +756,8 @@ def _add_code_examples(plan: InputPlan, text: str, entry: str, language: str,
 
 #: Characters of a code example's label.
 CODE_LABEL_CHARS = 100
+#: Lines one statement of an example may span (``var users = [`` ... ``];``), at most.
+MAX_JOINED_LINES = 24
 
 
 def code_examples(text: str, entry: str, language: str, given: frozenset[str]
@@ -771,25 +773,46 @@ def code_examples(text: str, entry: str, language: str, given: frozenset[str]
     found: list[tuple[str, str, Any, bool]] = []
     if short not in given:
         return found  # a name the run does not give (a nested function, a version's own)
-    for i, line in enumerate(lines):
-        if len(found) >= MAX_EXAMPLES:
-            break
-        if line.strip().startswith("@example"):
+    i = 0
+    while i < len(lines) and len(found) < MAX_EXAMPLES:
+        if lines[i].strip().startswith("@example"):
             setup = js_example_code.Setup(short, language)
-        body = _example_line(line).strip()
+        body, last = _whole_statement(lines, i, language)
+        i = last + 1
         if not body:
             continue
+        body = js_example_code.without_namespace(body, short, language, given)
         bound = js_example_code.binding(body, language)
-        example = _code_example(body, short, language, setup.kept, lines, i)
+        example = _code_example(body, short, language, setup.kept, lines, last)
         if example is not None and (example[2] or bound is None):
-            source = js_example_code.example_source(example[0], setup.texts(), language)
+            expression = js_example_code.without_namespace(example[0], short, language, given)
+            source = js_example_code.example_source(expression, setup.texts(), language)
             if source is not None and not js_example_code.reads(source) - given:
-                shown = setup.kept.get(example[0], example[0])  # ``result`` shows its call
+                shown = setup.kept.get(expression, expression)  # ``result`` shows its call
                 label = " ".join(shown.split())[:CODE_LABEL_CHARS]
                 found.append((label, source, example[1], example[2]))
         if bound is not None:  # ``const fns = [add(1)];``: what the lines after it read
             setup.add(body, bound)
     return found
+
+
+def _whole_statement(lines: Sequence[str], i: int, language: str) -> tuple[str, int]:
+    """The example code starting at ``lines[i]`` (marks taken off) and the index of its
+    last line: one line, or the lines up to the one that completes a statement written
+    over several (``var users = [``, its objects, ``];``), up to :data:`MAX_JOINED_LINES`
+    and never past a blank line."""
+    body = _example_line(lines[i]).strip()
+    if not body or not js_example_code.incomplete(body, language):
+        return body, i
+    joined = body
+    for j in range(i + 1, min(len(lines), i + MAX_JOINED_LINES)):
+        more = _example_line(lines[j]).strip()
+        joined = f"{joined}\n{more}"
+        if not more or len(joined) > js_example_code.MAX_SOURCE_CHARS:
+            break
+        if not js_example_code.incomplete(joined, language):
+            return joined, j
+    return body, i
 
 
 def _code_example(body: str, short: str, language: str, kept: Mapping[str, str],
