@@ -60,7 +60,9 @@ def test_declarations_and_assignments_bind_names_and_top_level_names() -> None:
     assert binding("const [a, b] = split(s);", "javascript") == (["a", "b"], "split(s)", True)
     assert binding("const a = 1, b = 2;", "javascript") == (["a", "b"], "", True)
     assert binding("f(1)", "javascript") is None
-    assert binding("o.x = 1", "javascript") is None
+    assert binding("o.x = 1", "javascript") == ([], "", False)  # goes with ``o``
+    assert binding("function Point(x) { this.x = x; }", "javascript") == (["Point"], "", True)
+    assert binding("f().x = 1", "javascript") is None
     assert binding("const a = 1; f(a)", "javascript") is None
     module = ("import { identity } from './identity';\nexport enum Color { Red }\n"
               "export const label = (c: Color) => 'x';\nfunction helper() {}\n")
@@ -86,7 +88,8 @@ def test_a_name_declared_again_replaces_its_declaration_and_a_call_is_kept() -> 
         bound = binding(line, "javascript")
         assert bound is not None
         setup.add(line, bound)
-    assert setup.texts() == ["const keys2 = ['a', 'b'];", "result2 = zipObject(keys2, [2]);"]
+    assert setup.texts("result2") == ["const keys2 = ['a', 'b'];",
+                                      "result2 = zipObject(keys2, [2]);"]
     assert setup.kept == {"result2": "zipObject(keys2, [2])"}
 
 
@@ -98,7 +101,30 @@ def test_an_examples_setup_keeps_its_nearest_lines() -> None:
         assert bound is not None
         setup.add(line, bound)
     last = MAX_SETUP + 7
-    assert len(setup.texts()) == MAX_SETUP and setup.texts()[-1] == f"const a{last} = {last};"
+    every = "[" + ", ".join(f"a{k}" for k in range(last + 1)) + "]"
+    assert len(setup.texts(every)) == MAX_SETUP
+    assert setup.texts(every)[-1] == f"const a{last} = {last};"
+
+
+def test_the_setup_an_expression_gets_is_what_it_reads_and_so_on_back() -> None:
+    """lodash's ``has`` example declares ``other`` with another function of the library:
+    an example reading only ``object`` runs without it; a property set on a name goes with
+    the name; a call of the function alone is a step a name it passed shows later."""
+    setup = Setup("pullAll", "javascript")
+    for line in ["var object = { 'a': 1 };", "var other = _.create(object);",
+                 "function Box(v) { this.v = v; }", "Box.prototype.get = function () {};",
+                 "var box = new Box(object);", "var array = ['a', 'b', 'a'];"]:
+        bound = binding(line, "javascript")
+        assert bound is not None
+        setup.add(line, bound)
+    assert setup.texts("has(object, 'a')") == ["var object = { 'a': 1 };"]
+    assert setup.texts("box.get()") == [
+        "var object = { 'a': 1 };", "function Box(v) { this.v = v; }",
+        "Box.prototype.get = function () {};", "var box = new Box(object);"]
+    setup.step("pullAll(array, ['a'])")
+    setup.step("other(array)")  # not the function: no step
+    assert setup.texts("array") == ["var array = ['a', 'b', 'a'];", "pullAll(array, ['a']);"]
+    assert setup.kept == {"array": "pullAll(array, ['a']); array"}
 
 
 def test_a_call_on_a_namespace_the_run_does_not_give_calls_the_function() -> None:

@@ -646,6 +646,72 @@ def test_lodash_and_ramda_examples_call_on_their_namespace_and_declare_over_line
     assert [g[0] for g in kept] == ["utils.slug(s)"]
 
 
+RAMDA_HAS_IN = """/**
+ * @example
+ *
+ *      function Rectangle(width, height) {
+ *        this.width = width;
+ *        this.height = height;
+ *      }
+ *      Rectangle.prototype.area = function() {
+ *        return this.width * this.height;
+ *      };
+ *
+ *      const square = new Rectangle(2, 2);
+ *      R.hasIn('area', square);  //=> true
+ *      R.hasIn({ width: 1 },
+ *              square);
+ *      //=> false
+ *      function hasIn(a, b) { return false; }
+ *      hasIn('x', square);  //=> true
+ */"""
+
+
+def test_a_name_the_function_changed_is_graded_where_the_example_shows_it() -> None:
+    """lodash's ``pullAll`` changes its array and prints it after; ``has`` declares a
+    constant by another function of the library that the example run does not read."""
+    text = """/**
+ * @example
+ * var array = ['a', 'b', 'c', 'a'];
+ *
+ * _.pullAll(array, ['a', 'c']);
+ * console.log(array);
+ * // => ['b']
+ */"""
+    got = code_examples(text, "pullAll", "javascript", frozenset({"pullAll"}))
+    assert [(label, expected, has) for label, _, expected, has in got] == [
+        ("pullAll(array, ['a', 'c'])", None, False),
+        ("pullAll(array, ['a', 'c']); array", ["b"], True)]
+    assert got[1][1] == ("(function () {\nvar array = ['a', 'b', 'c', 'a'];\n"
+                         "pullAll(array, ['a', 'c']);\nreturn (\narray\n);\n});\n")
+    has = """/**
+ * var object = { 'a': { 'b': 2 } };
+ * var other = _.create({ 'a': _.create({ 'b': 2 }) });
+ *
+ * _.has(object, 'a');
+ * // => true
+ *
+ * _.has(other, 'a');
+ * // => false
+ */"""
+    assert [(g[0], g[2]) for g in code_examples(has, "has", "javascript", frozenset({"has"}))] \
+        == [("has(object, 'a')", True)]
+
+
+def test_an_examples_functions_and_properties_it_sets_are_its_setup() -> None:
+    """Ramda's ``hasIn`` example declares a constructor and sets a method on its prototype
+    before calling the function; a call over two lines is read whole, though its arguments
+    are literals; a function of the example's own by the function's name is left out of
+    the setup (the version stands there)."""
+    got = code_examples(RAMDA_HAS_IN, "hasIn", "javascript", frozenset({"hasIn"}))
+    assert [(label, expected, has) for label, _, expected, has in got] == [
+        ("hasIn('area', square)", True, True), ("hasIn({ width: 1 }, square)", False, True),
+        ("hasIn('x', square)", True, True)]
+    assert "Rectangle.prototype.area = function() {" in got[0][1]
+    assert "function Rectangle(width, height) {" in got[0][1]
+    assert "function hasIn" not in got[2][1]
+
+
 def test_a_statement_over_more_lines_than_the_limit_or_a_blank_line_is_not_joined() -> None:
     opened = "\n".join([" * var xs = ["] + [" *   1,"] * (MAX_JOINED_LINES + 1) + [" * ];"])
     text = f"/**\n{opened}\n * first(xs) // => 1\n */"

@@ -36,6 +36,8 @@ MAX_SOURCE_CHARS = 4000
 #: Declarations before an example kept as its setup, at most (the nearest ones).
 MAX_SETUP = 12
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration"})
+_NAMED_DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration",
+                                 "class_declaration"})
 
 
 def grammar(language: str) -> str:
@@ -67,8 +69,10 @@ class Binding(NamedTuple):
 
 
 def binding(line: str, language: str) -> Binding | None:
-    """The :class:`Binding` of a declaration or an assignment of a name
-    (``const fns = [(x) => x > 3];``, ``result = f(1);``); None for any other line."""
+    """The :class:`Binding` of a declaration (``const fns = [(x) => x > 3];``, a function
+    or a class the example declares), an assignment of a name (``result = f(1);``) or of
+    a property of one (``Rectangle.prototype.area = function () {...}``: it binds no
+    name, it goes with the name it sets); None for any other line."""
     node = _statement(line, language)
     if node is None:
         return None
@@ -77,14 +81,21 @@ def binding(line: str, language: str) -> Binding | None:
         value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
         return Binding(declared_names(node, grammar(language)),
                        node_text(value) if value else "", True)
+    if node.type in _NAMED_DECLARATIONS:
+        return Binding(declared_names(node, grammar(language)), "", True)
     assigned = node.named_children[0] if node.type == "expression_statement" and \
         node.named_children else None
     if assigned is None or assigned.type != "assignment_expression":
         return None
     left, right = assigned.child_by_field_name("left"), assigned.child_by_field_name("right")
-    if left is None or right is None or left.type != "identifier":
+    if left is None or right is None:
         return None
-    return Binding([node_text(left)], node_text(right), False)
+    if left.type == "identifier":
+        return Binding([node_text(left)], node_text(right), False)
+    root = left
+    while root.type == "member_expression" and root.child_by_field_name("object") is not None:
+        root = root.child_by_field_name("object")  # type: ignore[assignment]
+    return Binding([], "", False) if root is not left and root.type == "identifier" else None
 
 
 @dataclass
@@ -99,9 +110,13 @@ class Setup:
     #: (the line, the names it declares, the names it reads or sets)
     lines: list[tuple[str, frozenset[str], frozenset[str]]] = field(default_factory=list)
     kept: dict[str, str] = field(default_factory=dict)
+    #: The lines that are :meth:`step`s.
+    steps: set[str] = field(default_factory=set)
 
     def add(self, line: str, bound: Binding) -> None:
         names = frozenset(bound.names)
+        if self.short in names:
+            return  # the example's own function of that name would stand in the version's place
         if bound.declares:  # the lines of the name's earlier value go with it
             self.lines = [held for held in self.lines if not (held[1] | held[2]) & names]
         self.lines.append((line, names if bound.declares else frozenset(),
@@ -112,8 +127,41 @@ class Setup:
         if bound.value and calls(bound.value, self.short, self.language):
             self.kept.update(dict.fromkeys(names, bound.value))
 
-    def texts(self) -> list[str]:
-        return [held[0] for held in self.lines]
+    def step(self, expression: str) -> None:
+        """A call of the function alone, no value shown (``pullAll(array, ['a']);``): a
+        step of the setup, after which a name it passed may show what it changed
+        (``console.log(array); // => ['b']``)."""
+        call = _expression(expression, self.language)
+        node = call.named_children[0] if call is not None and call.named_children else None
+        if node is None or node.type != "call_expression" or \
+                not _names(node.child_by_field_name("function"), self.short):
+            return
+        arguments = node.child_by_field_name("arguments")
+        passed = [node_text(a) for a in (arguments.named_children if arguments else ())
+                  if a.type == "identifier"]
+        line = expression.strip().rstrip(";") + ";"
+        self.steps.add(line)
+        self.lines.append((line, frozenset(), _identifiers(line, self.language)))
+        del self.lines[:-MAX_SETUP]
+        shown = " ".join(line.split())
+        self.kept.update({name: f"{shown} {name}" for name in passed})
+
+    def texts(self, expression: str) -> list[str]:
+        """The lines ``expression`` needs, in their order: those declaring a name it reads,
+        or setting or passing one, and so on back (a line declaring only what it does not
+        read is left out, so a constant made of another function of the library costs no
+        example that does not read it); the :meth:`step`s only for an expression showing a
+        name one passed."""
+        needed = set(_identifiers(expression, self.language))
+        shows = expression.strip() in self.kept
+        out: list[str] = []
+        for line, declared, touched in reversed(self.lines):
+            if line in self.steps and not shows:
+                continue
+            if declared & needed or (not declared and touched & needed):
+                out.append(line)
+                needed |= touched
+        return out[::-1]
 
 
 def _identifiers(line: str, language: str) -> frozenset[str]:

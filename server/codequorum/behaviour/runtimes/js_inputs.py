@@ -777,20 +777,25 @@ def code_examples(text: str, entry: str, language: str, given: frozenset[str]
     while i < len(lines) and len(found) < MAX_EXAMPLES:
         if lines[i].strip().startswith("@example"):
             setup = js_example_code.Setup(short, language)
-        body, last = _whole_statement(lines, i, language)
+        first = i
+        body, last = _whole_statement(lines, first, language)
         i = last + 1
         if not body:
             continue
         body = js_example_code.without_namespace(body, short, language, given)
         bound = js_example_code.binding(body, language)
-        example = _code_example(body, short, language, setup.kept, lines, last)
+        example = _code_example(body, short, language, setup.kept, lines, last,
+                                joined=last > first)
         if example is not None and (example[2] or bound is None):
             expression = js_example_code.without_namespace(example[0], short, language, given)
-            source = js_example_code.example_source(expression, setup.texts(), language)
+            source = js_example_code.example_source(expression, setup.texts(expression),
+                                                    language)
             if source is not None and not js_example_code.reads(source) - given:
                 shown = setup.kept.get(expression, expression)  # ``result`` shows its call
                 label = " ".join(shown.split())[:CODE_LABEL_CHARS]
                 found.append((label, source, example[1], example[2]))
+            if not example[2]:
+                setup.step(expression)
         if bound is not None:  # ``const fns = [add(1)];``: what the lines after it read
             setup.add(body, bound)
     return found
@@ -816,11 +821,13 @@ def _whole_statement(lines: Sequence[str], i: int, language: str) -> tuple[str, 
 
 
 def _code_example(body: str, short: str, language: str, kept: Mapping[str, str],
-                  lines: Sequence[str], i: int) -> tuple[str, Any, bool] | None:
-    """The code example of the line ``lines[i]`` (``body``, its marks taken off): its
-    expression, expected value and whether it has one; None for a call with literal
-    arguments (:func:`examples`') or a line of no call of ``short`` nor read of ``kept``."""
-    read = _read_call(body, short)
+                  lines: Sequence[str], i: int, joined: bool = False
+                  ) -> tuple[str, Any, bool] | None:
+    """The code example ending on the line ``lines[i]`` (``body``, its marks taken off,
+    over several lines when ``joined``): its expression, expected value and whether it has
+    one; None for a call with literal arguments on one line (:func:`examples`') or code
+    of no call of ``short`` nor read of ``kept``."""
+    read = None if joined else _read_call(body, short)
     if read is not None and read[1] is not None and read[0].split(".")[-1] == short:
         return None
     split = _code_and_expected(body, short, language, kept)
