@@ -718,6 +718,9 @@ def test_a_statement_over_more_lines_than_the_limit_or_a_blank_line_is_not_joine
     assert code_examples(text, "first", "javascript", frozenset({"first"})) == []
     split = "/**\n * var xs = [\n *\n *   1];\n * first(xs) // => 1\n */"
     assert code_examples(split, "first", "javascript", frozenset({"first"})) == []
+    fenced = "/**\n * ```ts\n * var xs = [\n *   1];\n * first(xs) // => 1\n * ```\n */"
+    assert [g[2] for g in code_examples(fenced, "first", "javascript", frozenset({"first"}))] \
+        == [1]  # a Markdown fence is no code, and no statement goes on past it
     whole = "/**\n * var xs = [\n *   1];\n * first(xs) // => 1\n */"
     assert [g[2] for g in code_examples(whole, "first", "javascript", frozenset({"first"}))] \
         == [1]

@@ -758,6 +758,7 @@ def _add_code_examples(plan: InputPlan, text: str, entry: str, language: str,
 CODE_LABEL_CHARS = 100
 #: Lines one statement of an example may span (``var users = [`` ... ``];``), at most.
 MAX_JOINED_LINES = 24
+_FENCE = "```"
 
 
 def code_examples(text: str, entry: str, language: str, given: frozenset[str]
@@ -805,15 +806,17 @@ def _whole_statement(lines: Sequence[str], i: int, language: str) -> tuple[str, 
     """The example code starting at ``lines[i]`` (marks taken off) and the index of its
     last line: one line, or the lines up to the one that completes a statement written
     over several (``var users = [``, its objects, ``];``), up to :data:`MAX_JOINED_LINES`
-    and never past a blank line."""
+    and never past a blank line or a Markdown fence (a fence line is no code)."""
     body = _example_line(lines[i]).strip()
+    if body.startswith(_FENCE):
+        return "", i
     if not body or not js_example_code.incomplete(body, language):
         return body, i
     joined = body
     for j in range(i + 1, min(len(lines), i + MAX_JOINED_LINES)):
         more = _example_line(lines[j]).strip()
         joined = f"{joined}\n{more}"
-        if not more or len(joined) > js_example_code.MAX_SOURCE_CHARS:
+        if not more or more.startswith(_FENCE) or len(joined) > js_example_code.MAX_SOURCE_CHARS:
             break
         if not js_example_code.incomplete(joined, language):
             return joined, j
