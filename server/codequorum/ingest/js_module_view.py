@@ -19,8 +19,8 @@ or compiles anything):
 - every file passes the workspace's one rule
   (:func:`~codequorum.core.safe_paths.workspace_refusal`, on the path and where its links
   lead: a link to ``.env`` is never read) and the bounds of the Python view;
-- ``buffer``, ``url``, ``path`` and ``crypto``'s hashes (``node:`` too) are the sandbox's own
-  (:data:`CONTEXT_MODULES`);
+- ``buffer``, ``url``, ``path`` and ``crypto``'s hashes and random values (``node:`` too)
+  are the sandbox's own (:data:`CONTEXT_MODULES`);
 - a file the module imports types only from (``import type { User } from './types'``) is in
   the view for the types it declares (the inputs are drawn of them), never loaded, and
   never noted when it is not there;

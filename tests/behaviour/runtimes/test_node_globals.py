@@ -4,6 +4,7 @@ value Node itself gives, asked of the same expression in a plain Node outside.""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import pytest
@@ -181,3 +182,41 @@ def test_every_version_runs_at_one_instant_with_one_seeded_chance(
               "  await new Promise((r) => setTimeout(r, 250));\n  return Date.now() - t;\n}")
     [outcome] = JAVASCRIPT.run(waited, [TestCase("call", args=())], "later", Limits()).tests
     assert outcome.output == "250"
+
+
+def test_random_values_draw_from_the_seeded_sequence(node_sandboxed: object) -> None:
+    """``crypto.randomUUID`` and ``getRandomValues`` (global and of ``require('crypto')``,
+    with ``randomBytes`` and ``randomInt``) draw from the seeded sequence: identical
+    versions agree on each input, inputs differ from each other, the values have Node's
+    forms and its refusals."""
+    from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+    from codequorum.core.model import VersionSet
+    code = ("/**\n * @example ids(1)\n * @example ids(2)\n */\n"
+            "function ids(n) {\n  const bytes = crypto.getRandomValues(new Uint8Array(n));\n"
+            "  return [crypto.randomUUID(), Array.from(bytes), bytes.length];\n}")
+    report = run_dynamic(VersionSet.from_codes("t", [code, code], language="javascript",
+                                               entry_point="ids"),
+                         DynamicOptions(hypothesis_examples=0, scaling=False))
+    assert report.output_clusters == [[0, 1]] and report.rules.divergence is None
+    first, second = (json.loads(row[0] or "") for row in report.outcomes[0][:2] if row)
+    assert first != second
+    uuid, octets, length = first
+    assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}",
+                        uuid)
+    assert length == 1 and all(0 <= b < 256 for b in octets)
+    forms = _in_sandbox([
+        "[__codequorum_crypto.randomBytes(3).length, __codequorum_crypto.randomInt(5, 6),"
+        " __codequorum_crypto.randomInt(1), Buffer.isBuffer(__codequorum_crypto.randomBytes(0))]",
+        "(() => { try { __codequorum_crypto.randomInt(3, 3); }"
+        " catch (e) { return [e.name, e.code]; } })()",
+        "(() => { try { __codequorum_crypto.randomBytes(-1); }"
+        " catch (e) { return [e.name, e.code]; } })()",
+        "typeof crypto.subtle",
+        "(() => { try { crypto.getRandomValues(new Float64Array(2)); }"
+        " catch (e) { return [e.name, e.code]; } })()",
+        "(() => { try { crypto.getRandomValues(new Uint8Array(65537)); }"
+        " catch (e) { return e.name; } })()",
+    ])
+    assert forms == [[3, 5, 0, True], ["RangeError", "ERR_OUT_OF_RANGE"],
+                     ["RangeError", "ERR_OUT_OF_RANGE"], "undefined",
+                     ["TypeError", "ERR_INVALID_ARG_TYPE"], "RangeError"]

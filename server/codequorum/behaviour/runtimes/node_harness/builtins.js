@@ -5,7 +5,10 @@
 // exactly (its path rules, its digests) is asked of it through ``globals.js``'s ``ask``,
 // strings in and out (``bridge.js``). Each module is a frozen global of a name no program
 // uses, which ``modules.js`` gives to ``require('path')`` (``CONTEXT_MODULES`` of
-// ``js_module_view.py``). Nothing random: a version's values must not differ run to run.
+// ``js_module_view.py``). What is random (``randomUUID``, ``randomBytes``, ``randomInt``,
+// ``getRandomValues``, here and as the global ``crypto``) draws from ``values.js``'s seeded
+// ``Math.random`` sequence, which starts again at each input: identical versions draw the
+// same bytes, and a version's values never differ run to run.
 (function (global) {
   'use strict';
   const StringFn = String;
@@ -139,7 +142,76 @@
       }
     }
 
+    const draw = Math.random;  // values.js's seeded sequence, taken before any version ran
+    const floor = Math.floor;
+    const isSafeInteger = Number.isSafeInteger;
+    const Uint8ArrayCtor = Uint8Array;
+    const Float32ArrayCtor = Float32Array;
+    const Float64ArrayCtor = Float64Array;
+    const DataViewCtor = DataView;
+    const isView = ArrayBuffer.isView;
+    const hexOf = (b) => (b < 16 ? '0' : '') + b.toString(16);
+
+    function randomFill(view) {
+      const octets = new Uint8ArrayCtor(view.buffer, view.byteOffset, view.byteLength);
+      for (let i = 0; i < octets.length; i++) octets[i] = (draw() * 256) >>> 0;
+      return view;
+    }
+
+    function size(n, name) {
+      if (typeof n !== 'number') throw invalidType(name, 'number', n);
+      if (!(n >= 0 && n <= 2147483647 && n === floor(n))) {
+        const err = new RangeErrorCtor('The value of "' + name + '" is out of range. It must be '
+          + '>= 0 && <= 2147483647. Received ' + StringFn(n));
+        err.code = 'ERR_OUT_OF_RANGE';
+        throw err;
+      }
+      return n;
+    }
+
+    const random = {
+      randomUUID() {
+        const b = randomFill(new Uint8ArrayCtor(16));
+        b[6] = (b[6] & 0x0f) | 0x40;
+        b[8] = (b[8] & 0x3f) | 0x80;
+        let out = '';
+        for (let i = 0; i < 16; i++) {
+          out += (i === 4 || i === 6 || i === 8 || i === 10 ? '-' : '') + hexOf(b[i]);
+        }
+        return out;
+      },
+      getRandomValues(view) {
+        if (!isView(view) || view instanceof Float32ArrayCtor || view instanceof Float64ArrayCtor
+            || view instanceof DataViewCtor) {
+          const err = new TypeErrorCtor('The data argument must be an integer-type TypedArray');
+          err.code = 'ERR_INVALID_ARG_TYPE';
+          throw err;
+        }
+        if (view.byteLength > 65536) {
+          throw new RangeErrorCtor('The ArrayBufferView\'s byte length (' + view.byteLength
+            + ') exceeds the number of bytes of entropy available via this API (65536)');
+        }
+        return randomFill(view);
+      },
+    };
+    define('crypto', { randomUUID: random.randomUUID, getRandomValues: random.getRandomValues });
+
     const crypto = {
+      randomUUID: random.randomUUID,
+      getRandomValues: random.getRandomValues,
+      randomBytes(n) { return randomFill(Buffer.alloc(size(n, 'size'))); },
+      randomInt(min, max) {
+        if (max === undefined) { max = min; min = 0; }
+        if (!isSafeInteger(min)) throw invalidType('min', 'a safe integer', min);
+        if (!isSafeInteger(max)) throw invalidType('max', 'a safe integer', max);
+        if (!(max > min)) {
+          const err = new RangeErrorCtor('The value of "max" is out of range. It must be greater '
+            + 'than the value of "min" (' + min + '). Received ' + max);
+          err.code = 'ERR_OUT_OF_RANGE';
+          throw err;
+        }
+        return min + floor(draw() * (max - min));
+      },
       createHash(alg) { return new Hash(alg, undefined); },
       createHmac(alg, key) {
         if (key === null || key === undefined) throw invalidType('key', 'string', key);
