@@ -640,6 +640,10 @@ def test_lodash_and_ramda_examples_call_on_their_namespace_and_declare_over_line
         "(function () {\nvar users = [\n{ 'user': 'barney',  'active': false },\n"
         "{ 'user': 'pebbles', 'active': true }\n];\nreturn (\ndropWhile(users, 'active')\n"
         ");\n});\n")
+    # an object the example makes keeps its call as written
+    made = code_examples("/**\n * const r = makeRect(2, 3);\n * [r.area()] // => [6]\n */",
+                         "area", "javascript", frozenset({"area", "makeRect"}))
+    assert [g[0] for g in made] == ["[r.area()]"]
     # a namespace the run gives is the module's own: its call stays as written
     kept = code_examples("/** utils.slug(s) // => 'a' */", "slug", "javascript",
                          frozenset({"slug", "utils", "s"}))

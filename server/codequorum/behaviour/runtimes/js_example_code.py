@@ -146,6 +146,10 @@ class Setup:
         shown = " ".join(line.split())
         self.kept.update({name: f"{shown} {name}" for name in passed})
 
+    def declared(self) -> frozenset[str]:
+        """The names the setup declares (an object the example makes, ``const r = ...``)."""
+        return frozenset().union(*(held[1] for held in self.lines))
+
     def texts(self, expression: str) -> list[str]:
         """The lines ``expression`` needs, in their order: those declaring a name it reads,
         or setting or passing one, and so on back (a line declaring only what it does not

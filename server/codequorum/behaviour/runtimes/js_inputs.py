@@ -783,12 +783,13 @@ def code_examples(text: str, entry: str, language: str, given: frozenset[str]
         i = last + 1
         if not body:
             continue
-        body = js_example_code.without_namespace(body, short, language, given)
+        named = given | setup.declared()  # ``r.area()`` on the example's own ``r`` stays
+        body = js_example_code.without_namespace(body, short, language, named)
         bound = js_example_code.binding(body, language)
         example = _code_example(body, short, language, setup.kept, lines, last,
                                 joined=last > first)
         if example is not None and (example[2] or bound is None):
-            expression = js_example_code.without_namespace(example[0], short, language, given)
+            expression = js_example_code.without_namespace(example[0], short, language, named)
             source = js_example_code.example_source(expression, setup.texts(expression),
                                                     language)
             if source is not None and not js_example_code.reads(source) - given:
