@@ -109,3 +109,21 @@ def test_waits_timed_by_the_running_clocks_still_end(level: str) -> None:
             "    return [at, time.perf_counter() - started >= 0.05]\n")
     first, second = outputs(code, level)
     assert first == second == ["[1735732800.0, True]"] * 2
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_workspaces_own_random_and_datetime_modules_are_left_as_they_are(level: str) -> None:
+    """A module of the workspace named ``random`` (no ``seed``) or ``datetime`` is the
+    workspace's: nothing of it is replaced, and it loads."""
+    from codequorum.core.model import ModuleContext
+
+    source = "import random\nimport datetime\n\ndef f(n):\n    return 0\n"
+    files = (("random.py", "def pick(xs):\n    return xs[0]\n"),
+             ("datetime.py", "def now():\n    return 'the workspace says now'\n"))
+    module = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
+                           files=(("app.py", source), *files), roots=("",))
+    code = "def f(n):\n    return [random.pick([n, 9]), datetime.now()]\n"
+    [result] = run_candidates([code], TWO, "f", LIMITS, jobs=1, sandbox=level, module=module)
+    assert result.status == "ok", (result.status, result.detail, result.tests)
+    assert [t.output for t in result.tests] == [
+        "[0, 'the workspace says now']", "[1, 'the workspace says now']"]

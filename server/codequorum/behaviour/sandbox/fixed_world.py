@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 NOW = 1_735_732_800
 _MASK = (1 << 64) - 1
 _PATCHED_ON_IMPORT = ("datetime", "random")
+#: The standard library's folder (``os`` is always its own).
+_STDLIB = os.path.dirname(os.__file__)
 
 
 class _World:
@@ -86,7 +88,7 @@ def install() -> None:
     _fix_urandom()
     for name in _PATCHED_ON_IMPORT:
         module = sys.modules.get(name)
-        if module is not None:
+        if module is not None and _standard(module):
             _ON_IMPORT[name](module)
     sys.meta_path.insert(0, _FixOnImport())
 
@@ -241,4 +243,12 @@ class _ThenFix:
 
     def exec_module(self, module: Any) -> None:
         self.loader.exec_module(module)
-        self.fix(module)
+        if _standard(module):
+            self.fix(module)
+
+
+def _standard(module: Any) -> bool:
+    """Whether ``module`` is the standard library's (a workspace's own ``random.py`` is
+    left as it is)."""
+    where = getattr(module, "__file__", None)
+    return isinstance(where, str) and os.path.dirname(where) == _STDLIB
