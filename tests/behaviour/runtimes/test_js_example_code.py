@@ -11,6 +11,7 @@ from codequorum.behaviour.runtimes.js_example_code import (
     calls,
     example_source,
     incomplete,
+    one_statement,
     reads,
     reads_one,
     top_level_names,
@@ -146,3 +147,6 @@ def test_a_statement_begun_on_one_line_is_incomplete() -> None:
     assert incomplete("{ 'user': 'barney' },", "javascript")
     assert not incomplete("var users = [\n{ 'user': 'barney' }\n];", "javascript")
     assert not incomplete("_.chunk(['a'], 2); // => [['a']]", "javascript")
+    assert one_statement("var users = [\n{ 'user': 'barney' }, // first\n];", "javascript")
+    assert not one_statement("Alternatively:\nconst xs = ['a'];", "javascript")  # prose
+    assert not one_statement("var a = 1;\nvar b = 2;", "javascript")

@@ -716,6 +716,31 @@ def test_an_examples_functions_and_properties_it_sets_are_its_setup() -> None:
     assert "function hasIn" not in got[2][1]
 
 
+def test_examples_of_one_call_on_other_setups_are_told_apart() -> None:
+    """Ramda's ``invertObj`` example declares ``raceResults`` twice, the second after a line
+    of prose ending in a colon (no label of the code after it): two inputs, each its own
+    label (an input is known by its label)."""
+    text = """/**
+ * @example
+ *      const raceResults = {
+ *        first: 'alice'
+ *      };
+ *      R.invertObj(raceResults);
+ *      //=> { 'alice': 'first' }
+ *
+ *      // Alternatively:
+ *      const raceResults = ['alice'];
+ *      R.invertObj(raceResults);
+ *      //=> { 'alice': '0' }
+ */"""
+    got = code_examples(text, "invertObj", "javascript", frozenset({"invertObj"}))
+    assert [g[0] for g in got] == [
+        "invertObj(raceResults)",
+        "invertObj(raceResults) after const raceResults = ['alice']"]
+    assert [g[2] for g in got] == [{"$": "object", "v": [["alice", "first"]]},
+                                   {"$": "object", "v": [["alice", "0"]]}]
+
+
 def test_a_statement_over_more_lines_than_the_limit_or_a_blank_line_is_not_joined() -> None:
     opened = "\n".join([" * var xs = ["] + [" *   1,"] * (MAX_JOINED_LINES + 1) + [" * ];"])
     text = f"/**\n{opened}\n * first(xs) // => 1\n */"

@@ -59,6 +59,14 @@ def incomplete(text: str, language: str) -> bool:
     return parse(text.strip(), grammar(language)).root_node.has_error
 
 
+def one_statement(text: str, language: str) -> bool:
+    """Whether ``text`` (lines joined) parses as one statement, and not as a label before
+    one (``Alternatively:`` then ``const xs = [1];``: prose, then code)."""
+    root = parse(text.strip(), grammar(language)).root_node
+    found = [c for c in root.named_children if c.type != "comment"]
+    return not root.has_error and len(found) == 1 and found[0].type != "labeled_statement"
+
+
 class Binding(NamedTuple):
     """What an example's line binds for the lines after it: the names, the text of the
     value (empty for several), whether it declares them (else it assigns them again)."""
@@ -277,4 +285,4 @@ def top_level_names(texts: Iterable[str], language: str) -> frozenset[str]:
 
 
 __all__ = ["Binding", "Setup", "binding", "calls", "example_source", "grammar", "incomplete",
-           "reads", "reads_one", "top_level_names", "without_namespace"]
+           "one_statement", "reads", "reads_one", "top_level_names", "without_namespace"]

@@ -794,13 +794,28 @@ def code_examples(text: str, entry: str, language: str, given: frozenset[str]
                                                     language)
             if source is not None and not js_example_code.reads(source) - given:
                 shown = setup.kept.get(expression, expression)  # ``result`` shows its call
-                label = " ".join(shown.split())[:CODE_LABEL_CHARS]
+                label = _distinct(" ".join(shown.split()), source, setup.texts(expression),
+                                  found)
                 found.append((label, source, example[1], example[2]))
             if not example[2]:
                 setup.step(expression)
         if bound is not None:  # ``const fns = [add(1)];``: what the lines after it read
             setup.add(body, bound)
     return found
+
+
+def _distinct(label: str, source: str, setup: Sequence[str],
+              found: Sequence[tuple[str, str, Any, bool]]) -> str:
+    """``label``, cut to :data:`CODE_LABEL_CHARS`; where an earlier example of other code has
+    it (``invertObj(raceResults)`` of another ``raceResults``), with its nearest setup line
+    (``... after const raceResults = ['a']``), else its place: an input is known by its
+    label."""
+    taken = {f[0] for f in found if f[1] != source}
+    out = label[:CODE_LABEL_CHARS]
+    if out in taken and setup:
+        nearest = " ".join(setup[-1].rstrip(";").split())
+        out = f"{label} after {nearest}"[:CODE_LABEL_CHARS]
+    return out if out not in taken else f"{out[:CODE_LABEL_CHARS - 6]} (#{len(found) + 1})"
 
 
 def _whole_statement(lines: Sequence[str], i: int, language: str) -> tuple[str, int]:
@@ -819,7 +834,7 @@ def _whole_statement(lines: Sequence[str], i: int, language: str) -> tuple[str, 
         joined = f"{joined}\n{more}"
         if not more or more.startswith(_FENCE) or len(joined) > js_example_code.MAX_SOURCE_CHARS:
             break
-        if not js_example_code.incomplete(joined, language):
+        if js_example_code.one_statement(joined, language):
             return joined, j
     return body, i
 
