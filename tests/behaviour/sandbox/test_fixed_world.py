@@ -113,12 +113,13 @@ def test_waits_timed_by_the_running_clocks_still_end(level: str) -> None:
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_workspaces_own_random_and_datetime_modules_are_left_as_they_are(level: str) -> None:
-    """A module of the workspace named ``random`` (no ``seed``) or ``datetime`` is the
-    workspace's: nothing of it is replaced, and it loads."""
+    """A module of the workspace named ``random`` (its ``seed`` takes no argument) or
+    ``datetime`` is the workspace's: nothing of it is replaced or called, and it loads."""
     from codequorum.core.model import ModuleContext
 
     source = "import random\nimport datetime\n\ndef f(n):\n    return 0\n"
-    files = (("random.py", "def pick(xs):\n    return xs[0]\n"),
+    files = (("random.py", "def pick(xs):\n    return xs[0]\n"
+                           "def seed():\n    raise RuntimeError('not a seed of ours')\n"),
              ("datetime.py", "def now():\n    return 'the workspace says now'\n"))
     module = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
                            files=(("app.py", source), *files), roots=("",))

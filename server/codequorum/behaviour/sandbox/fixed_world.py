@@ -77,9 +77,8 @@ def reset(index: int) -> None:
     seeded by ``index``, the ``os.urandom`` stream restarted."""
     _world.reset(index)
     rnd = sys.modules.get("random")
-    seed = getattr(rnd, "seed", None)
-    if callable(seed):
-        seed(index)
+    if rnd is not None and _standard(rnd):
+        rnd.seed(index)
 
 
 def install() -> None:
