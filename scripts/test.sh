@@ -11,15 +11,14 @@ fi
 # The published reference implementations, for cross-checks (their own dependency on
 # tree-sitter-language-pack downloads grammars at run time, so it is left out).
 .venv/bin/python -m pip install --quiet --no-deps -r bench/requirements.txt
-.venv/bin/ruff check server tests bench
-.venv/bin/mypy
-# Every import points down the layers (the contracts in pyproject.toml).
-.venv/bin/lint-imports --no-cache
-# Every generated file is current (docs tables, shared schemas, the extension's generated code).
-.venv/bin/python scripts/generate --check
-# The editor tests run the real Neovim and a real Emacs with eglot; install them when they are
-# missing and we can (as root with apt-get). If that fails the tests that need them are
-# skipped, with the reason.
+mkdir -p .cache
+# What downloads (Debian packages, the VS Code end-to-end tools) and what compiles (the local
+# model server) run beside the checks below, each into its own log, printed when it is awaited:
+# the whole check takes what its slowest part takes, not their sum.
+#
+# The editor tests run the real Neovim and a real Emacs with eglot, the report's tests a headless
+# Chromium; install them when they are missing and we can (as root with apt-get). If that fails
+# the tests that need them are skipped, with the reason.
 emacs_has_eglot() {
   command -v emacs >/dev/null \
     && emacs --batch -q --eval "(progn (require 'package) (package-initialize) (require 'eglot))" >/dev/null 2>&1
@@ -27,14 +26,41 @@ emacs_has_eglot() {
 apt_packages=()
 command -v nvim >/dev/null || apt_packages+=(neovim)
 emacs_has_eglot || apt_packages+=(emacs-nox elpa-eglot)
-if [ "${#apt_packages[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_packages[@]}"; } \
-    >/dev/null 2>&1 || echo "scripts/test.sh: could not install ${apt_packages[*]}; the tests that need them will be skipped" >&2
-fi
+command -v chromium >/dev/null || apt_packages+=(chromium)
+dpkg -s libkrb5-dev >/dev/null 2>&1 || apt_packages+=(libkrb5-dev)
+install_packages() {
+  if [ "${#apt_packages[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_packages[@]}"; } \
+      >/dev/null 2>&1 || echo "scripts/test.sh: could not install ${apt_packages[*]}; the tests that need them will be skipped" >&2
+  fi
+}
+install_packages > .cache/packages.log 2>&1 &
+packages=$!
 # The local model server the real-model tests start (its own virtual environment; the
 # llama-cpp-python wheel is built once into ~/.cache/codequorum/wheels and reused). When it
 # cannot be set up, it says why and those tests are skipped with the reason.
-bash scripts/real-model.sh
+bash scripts/real-model.sh > .cache/real-model.log 2>&1 &
+real_model=$!
+# awaited PID LOG: wait for a background step and print what it wrote.
+awaited() {
+  wait "$1" || true
+  cat "$2"
+}
+.venv/bin/ruff check server tests bench
+.venv/bin/mypy
+# Every import points down the layers (the contracts in pyproject.toml).
+.venv/bin/lint-imports --no-cache
+# Every generated file is current (docs tables, shared schemas, the extension's generated code).
+.venv/bin/python scripts/generate --check
+awaited "$packages" .cache/packages.log
+awaited "$real_model" .cache/real-model.log
+# The VS Code end-to-end tools (Node 24, code-server) download while the Python tests run.
+# CODEQUORUM_E2E_VSCODE=0 leaves them out.
+e2e_tools=""
+if [ -f package-lock.json ] && [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
+  bash scripts/e2e-vscode.sh install > .cache/e2e-install.log 2>&1 &
+  e2e_tools=$!
+fi
 # The Python tests on two workers (pytest-xdist): most of their time is spent waiting on
 # sandboxes, servers and subprocesses, and a worker that runs out of tests takes some of the
 # other's, so both end together. The portable sandbox's interpreter is compiled once for both.
@@ -46,9 +72,9 @@ if [ -f package-lock.json ]; then
   npm run package
   # The package in a real VS Code (code-server in headless Chromium; docs/vscode.md). Its tools
   # are cached; when they cannot be installed or started it says "skipped" and why.
-  # CODEQUORUM_E2E_VSCODE=0 leaves it out.
-  if [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
-    bash scripts/e2e-vscode.sh install || echo "scripts/test.sh: could not install the VS Code end-to-end tools: skipped" >&2
+  if [ -n "$e2e_tools" ]; then
+    wait "$e2e_tools" || echo "scripts/test.sh: could not install the VS Code end-to-end tools: skipped" >&2
+    cat .cache/e2e-install.log
     bash scripts/e2e-vscode.sh
   fi
 fi
