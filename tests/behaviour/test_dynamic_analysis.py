@@ -1056,3 +1056,38 @@ def test_versions_part_at_the_bound_they_compare_with() -> None:
     report = run_dynamic(ss, DynamicOptions(jobs=2))
     assert report.output_clusters == [[0, 2], [1]]
     assert report.rules.input_label == "passed(90)"
+
+
+NATURALDAY = '''import datetime as dt
+
+
+def naturalday(value: dt.date) -> str:
+    """"today", "tomorrow" or "yesterday", or the date as "Jan 01"."""
+    delta = value - dt.date.today()
+    if delta.days == 0:
+        return "today"
+    if delta.days == 1:
+        return "tomorrow"
+    if delta.days == -1:
+        return "yesterday"
+    return value.strftime("%b %d")
+'''
+
+
+def test_a_version_that_swaps_tomorrow_and_yesterday_parts_on_those_days() -> None:
+    """The sandbox's today (2025-01-01) and the days either side are drawn: the version
+    that takes the difference the other way round is apart from the two right ones."""
+    swapped = NATURALDAY.replace("value - dt.date.today()", "dt.date.today() - value")
+    right = NATURALDAY.replace("delta.days == 0", "not delta.days")
+    ss = VersionSet.from_codes("naturalday", [NATURALDAY, right, swapped],
+                               entry_point="naturalday")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    assert [v.code for v in dynamic_verdicts(report)] == ["divergent-outputs"]
+    labels = [i["label"] for i in report.inputs]
+    tomorrow = labels.index("naturalday(datetime.date(2025, 1, 2))")
+    assert [report.outcomes[c][tomorrow] for c in range(3)] == [
+        ("'tomorrow'", None, None), ("'tomorrow'", None, None), ("'yesterday'", None, None)]
+    parted = {labels[k] for k, (a, b) in enumerate(zip(report.outcomes[0], report.outcomes[2],
+                                                       strict=True)) if a != b}
+    assert parted == {"naturalday(datetime.date(2025, 1, 2))",
+                      "naturalday(datetime.date(2024, 12, 31))"}

@@ -15,6 +15,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from codequorum.behaviour.sandbox.fixed_world import NOW
+
 #: A resolved annotation (``("int",)``, ``("list", ("str",))``...): see ``test_inputs``.
 Spec = tuple[Any, ...]
 
@@ -30,18 +32,25 @@ STR_EDGES: tuple[str, ...] = (
     "", "a", "<a href='x'>&amp;\"</a>", "it's \"quoted\"", "naïve café ß 日本", "   ",
     "line one\nline two", "  padded  ",
 )
+#: The sandbox's "now" (``fixed_world.NOW``, naive as ``datetime.now()`` gives it in the
+#: sandbox's UTC): code that compares a date with today (``naturalday``, ``is_overdue``,
+#: ``age``) is told apart only on today and the days either side of it.
+_NOW = dt.datetime(1970, 1, 1) + dt.timedelta(seconds=NOW)
+_DAY = dt.timedelta(days=1)
 #: datetime's values at the edges: zero, a second either side of it (a negative
 #: ``timedelta`` keeps its days negative and its seconds positive), a day and more, a leap
-#: day, the ends of a year and of the range, a microsecond.
+#: day, today and the days either side of it, the ends of a year and of the range, a
+#: microsecond.
 TIME_EDGES: dict[str, tuple[Any, ...]] = {
     "timedelta": (dt.timedelta(0), dt.timedelta(seconds=-1), dt.timedelta(seconds=1),
                   dt.timedelta(days=-1), dt.timedelta(days=1, seconds=3600),
                   dt.timedelta(days=400), dt.timedelta(microseconds=1)),
-    "date": (dt.date(2000, 1, 1), dt.date(2024, 2, 29), dt.date(1999, 12, 31),
-             dt.date(1970, 1, 1), dt.date(1, 1, 1), dt.date(9999, 12, 31)),
-    "datetime": (dt.datetime(2000, 1, 1), dt.datetime(2024, 2, 29, 23, 59, 59),
-                 dt.datetime(1999, 12, 31, 12, 30), dt.datetime(1970, 1, 1),
-                 dt.datetime(2000, 1, 1, 0, 0, 0, 1)),
+    "date": (dt.date(2000, 1, 1), dt.date(2024, 2, 29), _NOW.date(), (_NOW + _DAY).date(),
+             (_NOW - _DAY).date(), dt.date(1999, 12, 31), dt.date(1970, 1, 1),
+             dt.date(1, 1, 1), dt.date(9999, 12, 31)),
+    "datetime": (dt.datetime(2000, 1, 1), dt.datetime(2024, 2, 29, 23, 59, 59), _NOW,
+                 _NOW + _DAY, _NOW - _DAY, dt.datetime(1999, 12, 31, 12, 30),
+                 dt.datetime(1970, 1, 1), dt.datetime(2000, 1, 1, 0, 0, 0, 1)),
 }
 #: How many edge values of an element type go into a container's edges.
 _ELEMENTS = 2

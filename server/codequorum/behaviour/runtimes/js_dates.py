@@ -14,19 +14,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from codequorum.behaviour.sandbox.fixed_world import NOW
+
 #: The farthest a Date reaches from the epoch, in milliseconds (``TimeClip``).
 MAX_TIME = 8.64e15
 MS_PER_DAY = 86_400_000
 INVALID: dict[str, str] = {"$": "date", "v": "Invalid Date"}
-
-#: What a ``Date`` parameter draws, in turn: a leap day, a century that is no leap year,
-#: one that is, the epoch, the last millisecond of a year, a time of day.
-DRAWN: list[dict[str, str]] = [
-    {"$": "date", "v": v} for v in (
-        "2024-02-29T00:00:00.000Z", "2023-03-15T12:30:00.000Z", "1900-03-01T00:00:00.000Z",
-        "2000-01-01T00:00:00.000Z", "1970-01-01T00:00:00.000Z", "2021-12-31T23:59:59.999Z")
-]
-
 
 class NotADate(ValueError):
     """Arguments of ``new Date`` that are not literals giving one fixed date."""
@@ -67,6 +60,19 @@ def iso(time: float) -> dict[str, str]:
     m, rest = divmod(rest, 60_000)
     s, milli = divmod(rest, 1000)
     return {"$": "date", "v": f"{text}-{month:02d}-{day:02d}T{h:02d}:{m:02d}:{s:02d}.{milli:03d}Z"}
+
+
+#: What a ``Date`` parameter draws, in turn: a leap day, the sandbox's "now" (``values.js``'s
+#: ``NOW``, ``fixed_world.NOW``) and a day after and before it (code that compares a date
+#: with today differs only there), a time of day, a century that is no leap year, one that
+#: is, the epoch, the last millisecond of a year.
+DRAWN: list[dict[str, str]] = [
+    {"$": "date", "v": "2024-02-29T00:00:00.000Z"},
+    *(iso((NOW + days * 86_400) * 1000) for days in (0, 1, -1)),
+    *({"$": "date", "v": v} for v in (
+        "2023-03-15T12:30:00.000Z", "1900-03-01T00:00:00.000Z", "2000-01-01T00:00:00.000Z",
+        "1970-01-01T00:00:00.000Z", "2021-12-31T23:59:59.999Z")),
+]
 
 
 def _number(value: Any) -> float:
