@@ -54,11 +54,12 @@ awaited() {
 .venv/bin/python scripts/generate --check
 awaited "$packages" .cache/packages.log
 awaited "$real_model" .cache/real-model.log
-# The VS Code end-to-end tools (Node 24, code-server) download while the Python tests run.
-# CODEQUORUM_E2E_VSCODE=0 leaves them out.
+# The VS Code end-to-end tools (Node 24, code-server) download while the Python tests run, at
+# the lowest priority (the tests' time limits are the tests' own). CODEQUORUM_E2E_VSCODE=0
+# leaves them out.
 e2e_tools=""
 if [ -f package-lock.json ] && [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
-  bash scripts/e2e-vscode.sh install > .cache/e2e-install.log 2>&1 &
+  nice -n 19 bash scripts/e2e-vscode.sh install > .cache/e2e-install.log 2>&1 &
   e2e_tools=$!
 fi
 # The Python tests on two workers (pytest-xdist): most of their time is spent waiting on

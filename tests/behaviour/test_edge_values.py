@@ -49,8 +49,9 @@ def test_datetimes_values_have_edges_of_their_own() -> None:
 
 def test_dates_include_the_sandboxs_today_and_the_days_either_side() -> None:
     """The sandbox's clock stands at 2025-01-01T12:00Z (``fixed_world.NOW``): code that
-    compares a date with today parts only on today, tomorrow and yesterday, drawn early
-    (after the ordinary value the other parameters hold)."""
+    compares a date with today parts only on today, tomorrow and yesterday, drawn first
+    around the ordinary value the other parameters hold (a leap day), so that a union's
+    first three values of each member reach tomorrow too."""
     import datetime as dt
 
     from codequorum.behaviour.sandbox.fixed_world import NOW
@@ -58,6 +59,9 @@ def test_dates_include_the_sandboxs_today_and_the_days_either_side() -> None:
     now = dt.datetime(2025, 1, 1, 12)
     assert now == dt.datetime(1970, 1, 1) + dt.timedelta(seconds=NOW)
     day = dt.timedelta(days=1)
-    assert edge_values(("date",))[1:5] == [dt.date(2024, 2, 29), now.date(),
-                                            (now + day).date(), (now - day).date()]
-    assert edge_values(("datetime",))[2:5] == [now, now + day, now - day]
+    assert edge_values(("date",))[:4] == [now.date(), dt.date(2024, 2, 29),
+                                           (now + day).date(), (now - day).date()]
+    assert edge_values(("datetime",))[:4] == [now, dt.datetime(2024, 2, 29, 23, 59, 59),
+                                               now + day, now - day]
+    union = edge_values(("union", ("date",), ("datetime",)))
+    assert (now + day).date() in union and now + day in union

@@ -33,23 +33,24 @@ STR_EDGES: tuple[str, ...] = (
     "line one\nline two", "  padded  ",
 )
 #: The sandbox's "now" (``fixed_world.NOW``, naive as ``datetime.now()`` gives it in the
-#: sandbox's UTC): code that compares a date with today (``naturalday``, ``is_overdue``,
-#: ``age``) is told apart only on today and the days either side of it.
+#: sandbox's UTC) and a day: code that compares a date with today (``naturalday``,
+#: ``is_overdue``, ``age``) is told apart only on today and the days either side of it.
 _NOW = dt.datetime(1970, 1, 1) + dt.timedelta(seconds=NOW)
 _DAY = dt.timedelta(days=1)
 #: datetime's values at the edges: zero, a second either side of it (a negative
-#: ``timedelta`` keeps its days negative and its seconds positive), a day and more, a leap
-#: day, today and the days either side of it, the ends of a year and of the range, a
-#: microsecond.
+#: ``timedelta`` keeps its days negative and its seconds positive), a day and more; today, a
+#: leap day (the ordinary value the other parameters hold: a plain date), tomorrow and
+#: yesterday (so a union's first three, ``date | datetime``, still reach one of them), the
+#: ends of a year and of the range, a microsecond.
 TIME_EDGES: dict[str, tuple[Any, ...]] = {
     "timedelta": (dt.timedelta(0), dt.timedelta(seconds=-1), dt.timedelta(seconds=1),
                   dt.timedelta(days=-1), dt.timedelta(days=1, seconds=3600),
                   dt.timedelta(days=400), dt.timedelta(microseconds=1)),
-    "date": (dt.date(2000, 1, 1), dt.date(2024, 2, 29), _NOW.date(), (_NOW + _DAY).date(),
-             (_NOW - _DAY).date(), dt.date(1999, 12, 31), dt.date(1970, 1, 1),
+    "date": (_NOW.date(), dt.date(2024, 2, 29), (_NOW + _DAY).date(), (_NOW - _DAY).date(),
+             dt.date(2000, 1, 1), dt.date(1999, 12, 31), dt.date(1970, 1, 1),
              dt.date(1, 1, 1), dt.date(9999, 12, 31)),
-    "datetime": (dt.datetime(2000, 1, 1), dt.datetime(2024, 2, 29, 23, 59, 59), _NOW,
-                 _NOW + _DAY, _NOW - _DAY, dt.datetime(1999, 12, 31, 12, 30),
+    "datetime": (_NOW, dt.datetime(2024, 2, 29, 23, 59, 59), _NOW + _DAY, _NOW - _DAY,
+                 dt.datetime(2000, 1, 1), dt.datetime(1999, 12, 31, 12, 30),
                  dt.datetime(1970, 1, 1), dt.datetime(2000, 1, 1, 0, 0, 0, 1)),
 }
 #: How many edge values of an element type go into a container's edges.
