@@ -24,7 +24,9 @@ class Receiver:
     method calls with literal arguments replayed on the instance before the test's call
     (``(("push", (1,)), ("push", (2,)))``, a JavaScript example's setup); ``method`` is the
     method that call makes when it is not the function under test (an example of ``push``
-    that shows through ``s.peek()``)."""
+    that shows through ``s.peek()``); ``chained``: each step is called on what the step
+    before it returned, as a chain reads (``new Bag().add(1).add(2).distinct()``: a
+    fluent ``add`` returns its instance, an immutable one a new instance)."""
 
     name: str
     args: tuple[Any, ...] = ()
@@ -33,6 +35,7 @@ class Receiver:
     source: str | None = None
     steps: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     method: str | None = None
+    chained: bool = False
 
     def label(self) -> str:
         """``Duration(90)`` or ``Duration`` for messages."""

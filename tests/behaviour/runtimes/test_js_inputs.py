@@ -491,6 +491,27 @@ def test_a_property_read_is_a_getter_s_example_on_the_instance_it_names() -> Non
     assert examples("// >>> Math.PI // => 3.14", "size") == []  # another name
 
 
+def test_a_chain_on_an_instance_an_example_makes_is_its_setup() -> None:
+    """``new Bag<number>().add(3).add(1).distinct() // => [3, 1]``: the chain's calls are the
+    setup, each made on what the one before returned; an example of ``add`` shows through
+    the last call; a call of no literal form, or a chain past ``MAX_STEPS``, is no example."""
+    line = "/** @example new Bag<number>().add(3).add(1).distinct() // => [3, 1] */"
+    [made] = instance_examples(line, "Bag.distinct")
+    assert made.receiver == Receiver("Bag", (), steps=(("add", (3,)), ("add", (1,))),
+                                     chained=True)
+    assert made.label == "new Bag().add(3).add(1).distinct()"
+    assert made.call == ((), [3, 1], True)
+    [shown] = instance_examples(line, "add")
+    assert (shown.receiver.method, shown.receiver.chained) == ("distinct", True)
+    assert instance_examples(line, "size") == []
+    assert instance_examples(line, "distinct", owner="Other") == []
+    assert instance_examples(line.replace("add(1)", "add(x)"), "distinct") == []
+    long = "/** @example new Bag()" + ".add(1)" * (MAX_STEPS + 1) + ".distinct() // => [1] */"
+    assert instance_examples(long, "distinct") == []
+    assert instance_examples("/** @example new Box(2).volume() // => 8 */", "volume")[0] \
+        .receiver == Receiver("Box", (2,))
+
+
 def test_a_helper_in_a_file_the_module_imports_tells_a_parameter_s_type() -> None:
     """``assertString(str)`` of ``./util/assertString`` (validator's way): the parameter is
     what the helper's checks say (a string), not the array its ``length`` alone guesses; a

@@ -171,6 +171,48 @@ def test_an_example_calling_the_method_on_an_instance_it_makes_runs_on_that_inst
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
 
 
+CHAINED_BAG = """export class Bag<T> {
+  private items: T[] = [];
+  add(item: T): this {
+    this.items.push(item);
+    return this;
+  }
+  *[Symbol.iterator](): Iterator<T> {
+    yield* this.items;
+  }
+  /**
+   * The distinct items, in the order first added.
+   * @example new Bag<number>().add(3).add(1).add(3).distinct() // => [3, 1]
+   */
+  distinct(): T[] {
+    return [...new Set(this)];
+  }
+}
+"""
+
+
+def test_an_example_chaining_calls_runs_each_on_what_the_one_before_returned(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """A fluent ``add`` returns its instance: the example's chain builds the bag the last
+    call reads (through the class's ``[Symbol.iterator]``). A version of ``add`` that
+    returns nothing breaks the chain as it would break the example's own line."""
+    distinct = CHAINED_BAG[CHAINED_BAG.index("  distinct()"):CHAINED_BAG.rindex("}")]
+    sorted_ = distinct.replace("[...new Set(this)]", "[...new Set(this)].sort()")
+    report = _in_module(tmp_path, "bag.ts", CHAINED_BAG, "Bag.distinct", [distinct, sorted_],
+                        "typescript", prompt=CHAINED_BAG)
+    assert report.inputs[0]["label"] == "new Bag().add(3).add(1).add(3).distinct()"
+    assert [row[0][0] if row[0] else None for row in report.outcomes] == ["[3,1]", "[1,3]"]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+    add = "  add(item: T): this {\n    this.items.push(item);\n    return this;\n  }\n"
+    report = _in_module(tmp_path, "bag.ts", CHAINED_BAG, "Bag.add",
+                        [add, add.replace("    return this;\n", "")], "typescript",
+                        prompt=CHAINED_BAG)
+    assert report.inputs[0]["label"] == "new Bag().add(3).add(1).add(3).distinct()"
+    assert report.outcomes[0][0] == ("[3,1]", None, None)
+    assert report.outcomes[1][0] == (
+        None, "TypeError", "Cannot read properties of undefined (reading 'add')")
+
+
 SCALER = """export class Scaler {
   constructor(private factor: number) {}
   /**

@@ -137,11 +137,17 @@ _REPL = re.compile(r"^(?:>>>|>)\s*")
 _BULLET = re.compile(r"^(?:[*\u2022-]|\d+[.)])\s+")
 
 
+#: TypeScript's type arguments of a class an example makes (``new Bag<number>()``), left
+#: out so the line reads as JavaScript.
+_TYPE_ARGUMENTS = re.compile(r"(\bnew\s+[A-Za-z_$][\w$]*)\s*<[\w$\s,.\[\]|<>]*>(?=\s*\()")
+
+
 def _example_expression(text: str, getter: str = "") -> Node | None:
     """The call an example line makes: after a declaration's ``=``, inside a
     ``console.log(...)``, or the line itself; a read of the property ``getter``
     (``new Rect(2, 3).area``, ``r.area``) is a call of that getter."""
     text = _BINDING.sub("", text.strip().rstrip(";"), count=1).rstrip(";")
+    text = _TYPE_ARGUMENTS.sub(r"\1", text)
     printed = _PRINTED.match(text)
     node = parse_expression(_AWAITED.sub("", printed.group(1) if printed else text, count=1))
     if node is not None and node.type == "member_expression":
@@ -250,14 +256,27 @@ def _arguments(call: Node | None) -> tuple[Any, ...] | None:
 
 def _made_receiver(line: str, getter: str = "") -> Receiver | None:
     """``new Box(2).volume()``: the instance the example line's call is made on, the class
-    named and its literal arguments; None for a call on anything else."""
+    named and its literal arguments, and the calls of a chain before the last one
+    (``new Bag().add(1).add(2).distinct()``, each made on what the one before returned);
+    None for a call on anything else, or a chain with a call whose arguments are not all
+    literals or of more than ``js_instances.MAX_STEPS`` calls."""
     parts = _call_and_expected(line.strip().rstrip(";"), getter)
     call = _example_expression(parts[0], getter)
     fn = _callee(call) if call is not None else None
-    obj = fn.child_by_field_name("object") if fn is not None and fn.type == "member_expression" \
-        else None
-    while obj is not None and obj.type == "parenthesized_expression" and obj.named_children:
-        obj = obj.named_children[0]
+    obj = _unparenthesized(fn.child_by_field_name("object")) if fn is not None and \
+        fn.type == "member_expression" else None
+    steps: list[tuple[str, tuple[Any, ...]]] = []
+    while obj is not None and obj.type == "call_expression":
+        member = obj.child_by_field_name("function")
+        if member is None or member.type != "member_expression":
+            return None
+        name = member.child_by_field_name("property")
+        args = _arguments(obj)
+        if name is None or name.type != "property_identifier" or args is None or \
+                len(steps) >= js_instances.MAX_STEPS:
+            return None
+        steps.insert(0, (node_text(name), args))
+        obj = _unparenthesized(member.child_by_field_name("object"))
     ctor = obj.child_by_field_name("constructor") if obj is not None and \
         obj.type == "new_expression" else None
     if obj is None or ctor is None or ctor.type != "identifier":
@@ -266,7 +285,14 @@ def _made_receiver(line: str, getter: str = "") -> Receiver | None:
         args = call_arguments(obj) if obj.child_by_field_name("arguments") is not None else ()
     except NotLiteral:
         return None
-    return Receiver(node_text(ctor), args)
+    return Receiver(node_text(ctor), args, steps=tuple(steps), chained=bool(steps))
+
+
+def _unparenthesized(node: Node | None) -> Node | None:
+    """``node`` without the parentheses around it."""
+    while node is not None and node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return node
 
 
 def example_call(line: str, entry: str) -> tuple[tuple[Any, ...], Any, bool] | None:
@@ -350,15 +376,15 @@ def _scan(text: str, entry: str, owner: str | None
             continue
         if got is None:  # a call inside a sentence: ``for x_or_y(7, 34, 12) == 34``
             got = _call_in_sentence(body, short)
-        if got is None or got[1] is None or got[0].split(".")[-1] != short:
+        if got is None or got[1] is None:
             continue
         made_on = _made_receiver(body, short) if got[0].startswith("new") else None
         if made_on is not None:  # new Box(2).volume(): on an instance made with those
-            if owner in (None, made_on.name):
-                shown = ", ".join(js_values.show(a) for a in made_on.args)
-                label = f"new {made_on.name}({shown})." + js_values.show_call(short, got[1])
-                made.append(InstanceExample(made_on, label, _with_next(
-                    (got[1], got[2], got[3]), lines, i)))
+            example = _on_made(made_on, got, short, owner)
+            if example is not None:
+                made.append(replace(example, call=_with_next(example.call, lines, i)))
+            continue
+        if got[0].split(".")[-1] != short:
             continue
         found.append(_with_next((got[1], got[2], got[3]), lines, i))
     params = _parameter_names(text, short)
@@ -390,6 +416,20 @@ def _parameter_names(text: str, short: str) -> list[str] | None:
                      for p in parameter_nodes(params)]
             return names if all(re.fullmatch(r"[A-Za-z_$][\w$]*", n) for n in names) else None
     return None
+
+
+def _on_made(receiver: Receiver, got: tuple[str, tuple[Any, ...] | None, Any, bool],
+             entry: str, owner: str | None) -> InstanceExample | None:
+    """An example line's call on an instance it makes (``new Box(2).volume()``), through a
+    chain (``new Bag().add(1).distinct()``): an example when the last call is ``entry`` or
+    one of the chain's is (the last call then shows what it did)."""
+    method = got[0].split(".")[-1]
+    shows = method == entry or any(m == entry for m, _ in receiver.steps)
+    if not shows or got[1] is None or owner not in (None, receiver.name):
+        return None
+    on = replace(receiver, method=None if method == entry else method)
+    label = js_instances.receiver_label(receiver, "", method, got[1])
+    return InstanceExample(on, label, (got[1], got[2], got[3]))
 
 
 def _on_instance(instance: js_instances.Instance, var: str,

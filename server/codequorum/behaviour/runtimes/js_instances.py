@@ -48,10 +48,13 @@ class Instance:
     args: tuple[Any, ...] = ()
     steps: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
     spoiled: bool = False
+    #: The steps are a chain (``new Bag().add(1).add(2)``), each on what the one before gave.
+    chained: bool = False
 
     def receiver(self, method: str | None = None) -> Receiver:
         """What a call on the instance as it is now runs on."""
-        return Receiver(self.cls, self.args, steps=tuple(self.steps), method=method)
+        return Receiver(self.cls, self.args, steps=tuple(self.steps), method=method,
+                        chained=self.chained)
 
     def add(self, method: str, args: tuple[Any, ...] | None) -> None:
         """A call made on the instance (None: not all literals), replayed before later ones."""
@@ -66,9 +69,11 @@ class Instance:
 
     def label(self, var: str, method: str, args: tuple[Any, ...]) -> str:
         """``s.peek() after new Stack(), s.push(1), s.push(2)``, shortened; on an instance
-        made inline (``var`` empty, no step) ``new Box(2).volume()``."""
-        if not var and not self.steps:
-            text = f"{self.made()}.{js_values.show_call(method, args)}"
+        made inline (``var`` empty, no step) ``new Box(2).volume()``, or through a chain
+        ``new Bag().add(1).distinct()``."""
+        if self.chained or (not var and not self.steps):
+            text = self.made() + "".join(f".{js_values.show_call(m, a)}"
+                                         for m, a in (*self.steps, (method, args)))
             return text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 3] + "..."
         calls = [self.made(), *(f"{var}.{js_values.show_call(m, a)}" for m, a in self.steps)]
         text = f"{var}.{js_values.show_call(method, args)} after {', '.join(calls)}"
@@ -78,7 +83,8 @@ class Instance:
 def receiver_label(receiver: Receiver, var: str, method: str, args: tuple[Any, ...]) -> str:
     """The label of a call of ``method`` on ``receiver``'s instance, as an example's reads
     (``s.push(7) after new Stack(), s.push(1)``)."""
-    instance = Instance(receiver.name, receiver.args, list(receiver.steps))
+    instance = Instance(receiver.name, receiver.args, list(receiver.steps),
+                        chained=receiver.chained)
     return instance.label(var, method, args)
 
 

@@ -402,8 +402,9 @@ def _example(test: TestCase) -> dict[str, Any]:
 def _receiver(test: TestCase) -> dict[str, Any]:
     """The instance a method's test is called on, as the arguments of its class's
     constructor (``{"receiver": [...]}``), the calls replayed on it first (``"steps"``:
-    ``[["push", [1]], ...]``) and the method called last when it is not the function under
-    test (``"method"``); nothing when the test names none."""
+    ``[["push", [1]], ...]``; ``"chained"``: each on what the one before returned) and the
+    method called last when it is not the function under test (``"method"``); nothing when
+    the test names none."""
     r = test.receiver
     if r is None or not r.call or r.source is not None:
         return {}
@@ -412,6 +413,8 @@ def _receiver(test: TestCase) -> dict[str, Any]:
         out["steps"] = [[name, list(args)] for name, args in r.steps]
     if r.method is not None:
         out["method"] = r.method
+    if r.chained:
+        out["chained"] = True
     return out
 
 

@@ -295,7 +295,7 @@ function runMode(msg) {
         JSON.stringify(test.args || []),
         Array.isArray(test.receiver) ? JSON.stringify(test.receiver) : null,
         Array.isArray(test.steps) ? JSON.stringify(test.steps) : null,
-        typeof test.method === 'string' ? test.method : null);
+        typeof test.method === 'string' ? test.method : null, test.chained === true);
       answer = INVOKE.runInContext(ctx, timeout ? { timeout } : {});
       if (typeof answer !== 'string') throw new Error('the call gave no answer');
       for (let ticks = 0; answer === '{"awaiting":true}'; ticks++) {

@@ -515,12 +515,16 @@
   // and private fields set up), or a bare one of its class when that constructor throws.
   // ``stepsJson``: calls replayed on it first (``[["push", [1]], ...]``, an example's
   // setup), the version under test in its method's place; ``method``: the method called
-  // last when it is not the one under test (an example of ``push`` shown by ``peek``).
-  function stage(target, argsJson, receiverJson, stepsJson, method) {
-    pending = [target, argsJson, receiverJson, stepsJson, method];
+  // last when it is not the one under test (an example of ``push`` shown by ``peek``);
+  // ``chained``: each step and the last call are made on what the step before returned
+  // (``new Bag().add(1).distinct()``), else all on the instance.
+  function stage(target, argsJson, receiverJson, stepsJson, method, chained) {
+    pending = [target, argsJson, receiverJson, stepsJson, method, chained === true];
   }
 
   function methodOf(target, self, name) {
+    // a chain's step that returned nothing: the line itself throws there
+    if (self === null || self === undefined) return self[name];
     if (name !== target.name || target.field) {
       const fn = self[name];
       if (typeof fn !== 'function') throw new TypeErrorCtor('the version defines no method ' + name);
@@ -529,11 +533,14 @@
     return target.fn;
   }
 
-  function replay(target, self, stepsJson) {
+  // The instance after the steps: the same one, or what the last step returned in a chain.
+  function replay(target, self, stepsJson, chained) {
     const steps = JSONparse(stepsJson);
     for (let k = 0; k < steps.length; k++) {
-      apply(methodOf(target, self, StringFn(steps[k][0])), self, decode(steps[k][1]));
+      const value = apply(methodOf(target, self, StringFn(steps[k][0])), self, decode(steps[k][1]));
+      if (chained) self = value;
     }
+    return self;
   }
 
   function invoke() {
@@ -542,6 +549,7 @@
     const receiverJson = pending[2];
     const stepsJson = pending[3];
     const method = pending[4];
+    const chained = pending[5];
     pending = null;
     printed = '';
     timers = [];
@@ -562,7 +570,7 @@
       }
       let fn = target.fn;
       if (target.self === 'instance') {
-        if (typeof stepsJson === 'string') replay(target, self, stepsJson);
+        if (typeof stepsJson === 'string') self = replay(target, self, stepsJson, chained);
         fn = methodOf(target, self, typeof method === 'string' ? method : target.name);
       }
       result = target.make ? construct(fn, args) : apply(fn, self, args);
