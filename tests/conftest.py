@@ -36,6 +36,15 @@ def _own_user_config(tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture(autouse=True)
+def _no_activated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No environment activated by whoever runs the tests (``VIRTUAL_ENV``, conda's
+    ``CONDA_PREFIX``): a module's view would take its packages (``module_view``'s
+    ``active_environment``); a test that wants one sets it."""
+    for name in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     """No ``COLUMNS`` from whoever runs the tests (a terminal, or pytest-xdist's workers,
     which set 80): a test that wants a width sets it."""

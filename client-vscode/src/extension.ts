@@ -13,13 +13,13 @@ import { runVersions } from './commands/runVersions';
 import { showReport } from './commands/showReport';
 import { Commands, LENS_COMMANDS, RESTART_SETTINGS, SAMPLE_SCHEME } from './constants';
 import { confirmEndpoint } from './endpointConsent';
-import { interpreterSettingNote, interpreterSettingsCommand } from './interpreter';
+import { interpreterSettingNote, interpreterSettingsCommand, packagesEnvironment } from './interpreter';
 import { LaunchState, serverCommandLine } from './launch';
 import type { ServerCommandLine } from './interpreter';
 import { ServerCommands } from './generated/commands';
 import { mcpApi, publishMcpServer, type UserProvider } from './mcpServer';
 import { runProcess } from './processes';
-import { activeEnvironmentPython, onActiveEnvironmentChange } from './python';
+import { activeEnvironmentPrefix, activeEnvironmentPython, onActiveEnvironmentChange } from './python';
 import {
   canImportCodequorum,
   createVenv,
@@ -170,6 +170,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
       return line;
     },
+    environment: async () =>
+      packagesEnvironment(
+        await activeEnvironmentPrefix(vscode.workspace.workspaceFolders?.[0]?.uri),
+        vscode.workspace.isTrusted,
+      ),
     lensCommand: (command, args) => {
       const own = LENS_COMMANDS[command];
       return own ? vscode.commands.executeCommand(own, ...args) : undefined;

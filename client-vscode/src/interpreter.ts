@@ -156,6 +156,17 @@ export interface ServerCommandLine {
  */
 export const SERVER_ENV: Readonly<Record<string, string>> = { PYTHONUNBUFFERED: '1', PYTHONSAFEPATH: '1' };
 
+/**
+ * What tells the server which environment's packages a module's versions may import when the
+ * workspace has no `.venv` of its own: `VIRTUAL_ENV` set to the prefix of the environment the
+ * Python extension has active (a Poetry, Pipenv, Hatch or conda one outside the workspace; the
+ * server reads its pure-Python packages only, and only when it is a virtual or conda
+ * environment). Nothing in an untrusted workspace, whose settings may choose that environment.
+ */
+export function packagesEnvironment(prefix: string | undefined, trusted: boolean): Record<string, string> {
+  return trusted && prefix && path.isAbsolute(prefix) ? { VIRTUAL_ENV: prefix } : {};
+}
+
 /** The server's command line for an interpreter: `<python> -m codequorum lsp`. */
 export function serverCommandFor(python: string): ServerCommandLine {
   return { command: python, args: ['-m', 'codequorum', 'lsp'] };

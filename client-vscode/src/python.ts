@@ -29,3 +29,13 @@ export async function onActiveEnvironmentChange(listener: () => void): Promise<v
   const api = await pythonApi();
   return api?.environments.onDidChangeActiveEnvironmentPath(() => listener());
 }
+
+/** The prefix (`sys.prefix`) of the active environment, or undefined. */
+export async function activeEnvironmentPrefix(resource?: vscode.Uri): Promise<string | undefined> {
+  const api = await pythonApi();
+  if (!api) {
+    return undefined;
+  }
+  const resolved = await api.environments.resolveEnvironment(api.environments.getActiveEnvironmentPath(resource));
+  return resolved?.executable.sysPrefix || undefined;
+}

@@ -36,6 +36,8 @@ export interface ServerControllerDeps {
   };
   /** The watch asks the editor for versions (`codequorum/relay`, with provider.kind "client"). */
   onRelay?(params: unknown): void;
+  /** Variables added to the server's environment (`packagesEnvironment`). */
+  environment?(): Promise<Record<string, string>>;
 }
 
 /** The notification by which the server's watch asks this editor to write versions. */
@@ -117,6 +119,16 @@ export class ServerController implements vscode.Disposable {
     this.deps.onStateChange?.(false);
   }
 
+  /** What `deps.environment` adds; nothing when it fails (the server starts without it). */
+  private async serverEnvironment(): Promise<Record<string, string>> {
+    try {
+      return (await this.deps.environment?.()) ?? {};
+    } catch (err) {
+      this.deps.output.warn(`the active Python environment could not be read: ${errorText(err)}`);
+      return {};
+    }
+  }
+
   /** The server's progress goes to the extension's job item (in place of the client's own window progress, which cannot be stopped). */
   private followJobs(client: LanguageClient): void {
     const jobs = this.deps.jobs;
@@ -147,7 +159,7 @@ export class ServerController implements vscode.Disposable {
       command: line.command,
       args: line.args,
       transport: TransportKind.stdio,
-      options: { cwd: folder, env: { ...process.env, ...SERVER_ENV } },
+      options: { cwd: folder, env: { ...process.env, ...(await this.serverEnvironment()), ...SERVER_ENV } },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: documentSelector(),

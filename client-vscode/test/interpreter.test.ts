@@ -8,6 +8,7 @@ import {
   interpreterSettingNote,
   interpreterSettingPlace,
   interpreterSettingsCommand,
+  packagesEnvironment,
   programOnPath,
   REMOTE_SETTINGS_COMMAND,
   resolveInterpreter,
@@ -158,5 +159,22 @@ describe('where codequorum.interpreter comes from', () => {
       contributes: { configuration: { properties: Record<string, { scope?: string }> } };
     };
     assert.equal(pkg.contributes.configuration.properties['codequorum.interpreter'].scope, 'machine');
+  });
+});
+
+describe('the environment whose packages the server reads', () => {
+  it('is the active environment of a trusted workspace, by its absolute prefix', () => {
+    assert.deepEqual(packagesEnvironment('/home/u/.cache/pypoetry/virtualenvs/app-py3.12', true), {
+      VIRTUAL_ENV: '/home/u/.cache/pypoetry/virtualenvs/app-py3.12',
+    });
+    assert.deepEqual(packagesEnvironment('C:\\Users\\u\\envs\\app', true),
+      path.isAbsolute('C:\\Users\\u\\envs\\app') ? { VIRTUAL_ENV: 'C:\\Users\\u\\envs\\app' } : {});
+  });
+
+  it('is none in an untrusted workspace, or without an absolute prefix', () => {
+    assert.deepEqual(packagesEnvironment('/opt/envs/app', false), {});
+    assert.deepEqual(packagesEnvironment(undefined, true), {});
+    assert.deepEqual(packagesEnvironment('', true), {});
+    assert.deepEqual(packagesEnvironment('envs/app', true), {});
   });
 });

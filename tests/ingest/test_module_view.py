@@ -310,6 +310,59 @@ def test_pure_python_packages_of_the_workspace_s_environment_join_the_view(
                and HIDDEN in n for n in view.notes)
 
 
+def test_an_activated_environment_outside_the_workspace_gives_its_packages(
+        tmp_path: Path) -> None:
+    """Poetry's, Pipenv's and Hatch's environments live outside the project: the one the
+    user activated (``VIRTUAL_ENV``, conda's ``CONDA_PREFIX``) gives its pure-Python
+    packages, shown where a workspace's ``.venv`` would be, under the same rules where its
+    links lead (a package linking to the workspace's ``.env`` or out of the environment is
+    left out), and never when the workspace has an environment of its own or the variable
+    names no environment."""
+    project, env = tmp_path / "project", tmp_path / "cache" / "app-py3.11"
+    project.mkdir()
+    _environment(env.parent)
+    (env.parent / ".venv").rename(env)
+    site = env / "lib" / "python3.11" / "site-packages"
+    (site / "attrs_like").mkdir()
+    (site / "attrs_like" / "__init__.py").write_text("from .core import define\n")
+    (site / "attrs_like" / "core.py").write_text("def define(c):\n    return c\n")
+    (site / "fast").mkdir()
+    (site / "fast" / "_speed.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    (site / "fast" / "__init__.py").write_text("")
+    (project / ".env").write_text("TOKEN=sk-very-secret\n")
+    os.symlink(project / ".env", site / "leak.py")
+    os.symlink("/etc", site / "out")
+    text = ("import attrs_like\nimport fast\nimport leak\nimport out.passwd\n"
+            "def f(s):\n    return s\n")
+    (project / "app.py").write_text(text)
+    activated = {"VIRTUAL_ENV": str(env)}
+    view = module_view(text, project / "app.py", project, activated)
+    root = ".venv/lib/python3.11/site-packages"
+    assert view.roots == ("", root)
+    assert sorted(p for p, _ in view.files) == [
+        f"{root}/attrs_like/__init__.py", f"{root}/attrs_like/core.py", "app.py"]
+    assert all("sk-very-secret" not in t for _, t in view.files)
+    assert any(n.startswith("`fast` of the activated environment left out") and
+               "native code" in n for n in view.notes)
+    assert "`out` of the activated environment left out of the sandbox's view: it leads out " \
+        "of the environment" in view.notes
+    assert any(n.startswith(f"{root}/leak.py left out") for n in view.notes)
+    # conda's variable (its environment has ``conda-meta``, no ``pyvenv.cfg``), a folder
+    # that is no environment, the workspace's own first
+    (env / "pyvenv.cfg").rename(env / "moved.cfg")
+    assert module_view(text, project / "app.py", project, activated).roots == ("",)
+    (env / "conda-meta").mkdir()
+    assert module_view(text, project / "app.py", project,
+                       {"CONDA_PREFIX": str(env)}).roots == ("", root)
+    for value in ("", "relative/env", str(tmp_path), str(env) + "\0x"):
+        assert module_view(text, project / "app.py", project, {"VIRTUAL_ENV": value}).roots \
+            == ("",), value
+    _environment(project)
+    own = module_view(text, project / "app.py", project, activated)
+    assert own.roots == ("", root) and not any("attrs_like" in p for p, _ in own.files)
+    assert module_view(text, project / "app.py", project, {}).roots == ("", root)
+
+
 def test_the_environment_s_packages_come_after_the_workspace_s_own_modules(
         tmp_path: Path) -> None:
     """A module of the workspace shadows a package of the same name installed in its

@@ -25,7 +25,11 @@ Imports are looked up where a run from the workspace would find them: the folder
 the module's package (the chain of folders holding ``__init__.py``), the workspace root,
 its ``src`` folder, and the ``site-packages`` of its virtual environment (``.venv``,
 ``venv`` or ``env``: the packages the project installed, Python sources only; a package with native
-code is left out), in that order.
+code is left out), in that order. A workspace without one of its own takes the environment
+the user activated (:func:`active_environment`: ``VIRTUAL_ENV``, as Poetry, Pipenv, Hatch and
+``source .venv/bin/activate`` set it, or conda's ``CONDA_PREFIX``), read under the same rules
+with that environment's ``site-packages`` as their root, and shown to the versions where a
+workspace's ``.venv`` would be; never a path a repository names.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from __future__ import annotations
 import ast
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -102,10 +107,13 @@ def function_kind(tree: ast.Module | None, qualified_name: str, parsed: str) -> 
     return "method"
 
 
-def module_view(text: str, path: Path | None, workspace: Path | None) -> ModuleView:
+def module_view(text: str, path: Path | None, workspace: Path | None,
+                environ: Mapping[str, str] | None = None) -> ModuleView:
     """The module held in ``text`` (the file ``path``, None for a document without one)
-    and the view of ``workspace`` its versions get. Reads files; runs nothing."""
-    layout = _Layout.of(path, workspace)
+    and the view of ``workspace`` its versions get, with the packages of the environment
+    ``environ`` (the process's by default) activates when the workspace has none of its
+    own. Reads files; runs nothing."""
+    layout = _Layout.of(path, workspace, os.environ if environ is None else environ)
     builder = _Builder(layout)
     builder.add_module(layout.rel, text, layout.name, layout.is_package)
     for init, dotted in layout.package_inits():
@@ -146,13 +154,17 @@ class _Layout:
     roots: list[PurePosixPath]
     #: The site-packages of the workspace's virtual environment (the last root), if any.
     installed: PurePosixPath | None = None
+    #: The real site-packages folder ``installed`` stands for when the environment is an
+    #: activated one outside the workspace (None: ``installed`` is in the workspace).
+    outside: Path | None = None
 
     @property
     def package(self) -> str:
         return self.name if self.is_package else self.name.rpartition(".")[0]
 
     @classmethod
-    def of(cls, path: Path | None, workspace: Path | None) -> _Layout:
+    def of(cls, path: Path | None, workspace: Path | None,
+           environ: Mapping[str, str]) -> _Layout:
         if path is None:
             return cls(None, PurePosixPath(f"{UNTITLED}.py"), UNTITLED, False,
                        [PurePosixPath()])
@@ -176,12 +188,35 @@ class _Layout:
             if extra not in roots and (root / extra).is_dir():
                 roots.append(extra)
         installed = next(iter(environment_roots(root)), None)
+        outside = active_environment(environ) if installed is None else None
+        if outside is not None:
+            installed = outside.root
         return cls(root, PurePosixPath(*parts), ".".join(dotted), is_package,
-                   [*roots, *([installed] if installed is not None else [])], installed)
+                   [*roots, *([installed] if installed is not None else [])], installed,
+                   outside.site if outside is not None else None)
 
     def from_environment(self, rel: PurePosixPath) -> bool:
         """Whether ``rel`` (a root or a file) is in the environment's site-packages."""
         return self.installed is not None and rel.is_relative_to(self.installed)
+
+    def base(self, rel: PurePosixPath) -> tuple[Path, PurePosixPath]:
+        """The real folder ``rel`` of the view is read under, and ``rel`` inside it: the
+        workspace, or the activated environment's site-packages for its files."""
+        assert self.workspace is not None
+        if self.outside is not None and self.installed is not None \
+                and rel.is_relative_to(self.installed):
+            return self.outside, PurePosixPath(*rel.relative_to(self.installed).parts)
+        return self.workspace, rel
+
+    def real(self, rel: PurePosixPath) -> Path:
+        """Where ``rel`` of the view is on disk (links not followed: :meth:`read` checks)."""
+        folder, inside = self.base(rel)
+        return folder.joinpath(*inside.parts)
+
+    def read(self, rel: PurePosixPath, limit: int) -> tuple[str | None, str]:
+        """:func:`read_inside` of ``rel`` under the folder it belongs to."""
+        folder, inside = self.base(rel)
+        return read_inside(folder, inside, limit)
 
     def package_inits(self) -> list[tuple[PurePosixPath, str]]:
         """The ``__init__.py`` of each package above the module and its dotted name,
@@ -223,6 +258,44 @@ def environment_roots(root: Path) -> list[PurePosixPath]:
         if (env / "Lib" / "site-packages").is_dir():
             return [PurePosixPath(name, "Lib", "site-packages")]
     return []
+
+
+#: What an activated environment sets: ``VIRTUAL_ENV`` (``venv``'s ``activate``, Poetry,
+#: Pipenv, Hatch, uv, tox), then conda's ``CONDA_PREFIX``.
+ACTIVE_ENVIRONMENT_VARIABLES = ("VIRTUAL_ENV", "CONDA_PREFIX")
+
+
+@dataclass(frozen=True)
+class ActiveEnvironment:
+    """An activated environment outside the workspace: its real ``site-packages`` folder,
+    and ``root``, where the view shows it (as a workspace's ``.venv`` would be)."""
+
+    site: Path
+    root: PurePosixPath
+
+
+def active_environment(environ: Mapping[str, str]) -> ActiveEnvironment | None:
+    """The environment ``environ`` says is activated, when it is one (a ``pyvenv.cfg`` or
+    conda's ``conda-meta`` in it) with a ``site-packages``: the sandbox's Python's folder of
+    several, else the newest. Only the user's own process sets these variables; nothing a
+    repository holds names it."""
+    for variable in ACTIVE_ENVIRONMENT_VARIABLES:
+        value = environ.get(variable, "")
+        if not value or "\0" in value or not os.path.isabs(value):
+            continue
+        env = _resolved(Path(value))
+        if env is None or not ((env / "pyvenv.cfg").is_file() or (env / "conda-meta").is_dir()):
+            continue
+        own = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        found = sorted((p.parent.name for p in env.glob("lib/python3.*/site-packages")
+                        if p.is_dir()), key=lambda v: (v == own, _version(v)), reverse=True)
+        if found:
+            return ActiveEnvironment(env / "lib" / found[0] / "site-packages",
+                                     PurePosixPath(".venv", "lib", found[0], "site-packages"))
+        if (env / "Lib" / "site-packages").is_dir():
+            return ActiveEnvironment(env / "Lib" / "site-packages",
+                                     PurePosixPath(".venv", "Lib", "site-packages"))
+    return None
 
 
 def _version(folder: str) -> tuple[int, ...]:
@@ -382,8 +455,7 @@ class _Builder:
                 self.notes.append(f"the sandbox's view holds the first {MAX_VIEW_FILES} "
                                   "files the module imports; the others were left out")
             return
-        text, problem = read_inside(self.layout.workspace, rel,
-                                     min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
+        text, problem = self.layout.read(rel, min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
         if text is None:
             self.left_out.add(key)
             if problem:
@@ -410,14 +482,13 @@ class _Builder:
             data = folder / name
             key = data.as_posix()
             if key in self.files or len(self.files) >= MAX_VIEW_FILES \
-                    or not (self.layout.workspace / folder / name).is_file():
+                    or not self.layout.real(data).is_file():
                 continue
             refused = workspace_refusal(data)
             if refused is not None:  # certifi's ``cacert.pem``: named like a key file
                 self.notes.append(f"{key} left out of the sandbox's view: {refused}")
                 continue
-            text, _ = read_inside(self.layout.workspace, data,
-                                   min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
+            text, _ = self.layout.read(data, min(MAX_FILE_BYTES, MAX_VIEW_BYTES - self.bytes))
             if text is not None:
                 self.files[key] = text
                 self.bytes += len(text.encode("utf-8"))
@@ -445,26 +516,25 @@ class _Builder:
     def _locate(self, name: str) -> list[tuple[PurePosixPath, str, bool]]:
         """The files importing ``name`` reads (its packages' ``__init__.py`` and the module),
         from the first root that has its top-level name, as a path finder would."""
-        root = self.layout.workspace
-        assert root is not None
+        real = self.layout.real
         parts = name.split(".")
         if not all(p.isidentifier() for p in parts):
             return []
         roots = self.layout.roots
         # a regular package or module first, in sys.path order; a namespace folder last
-        for base in [*(b for b in roots if _defines(root / b, parts[0])),
-                     *(b for b in roots if (root / b / parts[0]).is_dir())]:
-            if self.layout.from_environment(base) and self._native(root / base, parts[0]):
+        for base in [*(b for b in roots if _defines(real(b), parts[0])),
+                     *(b for b in roots if real(b / parts[0]).is_dir())]:
+            if self.layout.from_environment(base) and self._native(base, parts[0]):
                 return []
             found: list[tuple[PurePosixPath, str, bool]] = []
             here = PurePosixPath(base)
             for i, part in enumerate(parts):
                 dotted = ".".join(parts[: i + 1])
-                package = root / here / part
+                package = real(here / part)
                 if (package / "__init__.py").is_file():
                     found.append((here / part / "__init__.py", dotted, True))
                     here = here / part
-                elif (root / here / f"{part}.py").is_file():
+                elif real(here / f"{part}.py").is_file():
                     found.append((here / f"{part}.py", dotted, False))
                     break
                 elif package.is_dir():  # a namespace package
@@ -475,20 +545,22 @@ class _Builder:
         return []
 
 
-    def _native(self, base: Path, top: str) -> bool:
+    def _native(self, base: PurePosixPath, top: str) -> bool:
         """Whether the environment's package ``top`` has native code, or leads out of the
-        workspace through a link (its folder is then not even listed); said once."""
-        folder = base / top
+        workspace (or the activated environment) through a link (its folder is then not
+        even listed); said once."""
+        folder = self.layout.real(base / top)
         if not folder.is_dir():
             return False
-        workspace = self.layout.workspace
-        outside = workspace is None or not Path(os.path.realpath(folder)).is_relative_to(
-            workspace)
+        home = self.layout.base(base)[0]
+        outside = not Path(os.path.realpath(folder)).is_relative_to(home)
         if not outside and not native_code(folder):
             return False
-        why = "it leads out of the workspace" if outside else \
+        where = "the workspace" if self.layout.outside is None else "the environment"
+        why = f"it leads out of {where}" if outside else \
             "it has native code (the sandbox loads Python sources only)"
-        note = f"`{top}` of the workspace's environment left out of the sandbox's view: {why}"
+        whose = "the workspace's" if self.layout.outside is None else "the activated"
+        note = f"`{top}` of {whose} environment left out of the sandbox's view: {why}"
         if note not in self.notes:
             self.notes.append(note)
         return True
@@ -524,11 +596,14 @@ def read_inside(root: Path, rel: PurePosixPath, limit: int) -> tuple[str | None,
 
 
 __all__ = [
+    "ACTIVE_ENVIRONMENT_VARIABLES",
     "ENVIRONMENTS",
     "MAX_FILE_BYTES",
     "MAX_VIEW_BYTES",
     "MAX_VIEW_FILES",
+    "ActiveEnvironment",
     "ModuleView",
+    "active_environment",
     "environment_roots",
     "function_kind",
     "imported_names",

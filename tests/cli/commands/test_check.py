@@ -710,14 +710,16 @@ def _decamelize_workspace(root: Path) -> None:
 
 
 def _stored_then_checked(root: Path, name: str, text: str, function: str,
-                         versions: list[str]) -> subprocess.CompletedProcess[str]:
+                         versions: list[str], **environ: str
+                         ) -> subprocess.CompletedProcess[str]:
     """A git workspace holding ``name`` (``text``) whose ``function`` has ``versions``
     imported with ``sample --from``; what ``check --dynamic --format json`` then says
-    (its own user folder, so no run is remembered from elsewhere)."""
+    (its own user folder, so no run is remembered from elsewhere; ``environ`` added to its
+    environment)."""
     (root / ".git").mkdir()
     (root / name).write_text(text)
     (root / "v.json").write_text(json.dumps(versions))
-    env = {"XDG_CONFIG_HOME": str(root / "config"), "PATH": os.environ["PATH"]}
+    env = {"XDG_CONFIG_HOME": str(root / "config"), "PATH": os.environ["PATH"], **environ}
     subprocess.run([str(SCRIPT), "sample", name, "-f", function, "--from", "v.json", "-q"],
                    check=True, env=env, cwd=root, timeout=120)
     return subprocess.run([str(SCRIPT), "check", name, "--dynamic", "--no-tsed", "--fail-on",
@@ -1173,15 +1175,18 @@ def test_a_typescript_function_of_date_fns_runs_in_its_module_on_its_tests(
     assert row["interpreter"].startswith("node ")
 
 
+@pytest.mark.parametrize("where", ["workspace", "activated"])
 def test_a_python_function_whose_module_imports_an_installed_package_runs_in_it(
-        tmp_path: Path) -> None:
+        tmp_path: Path, where: str) -> None:
     """A module importing ``text_unidecode`` (a pure-Python package that reads its
-    ``data.bin`` at import) installed in the workspace's ``.venv``: ``check`` runs the
+    ``data.bin`` at import) installed in the workspace's ``.venv``, or in the environment
+    the user activated outside it (Poetry's way: ``VIRTUAL_ENV``): ``check`` runs the
     versions in the module and finds the one that drops a letter (before: "No module named
     'text_unidecode'", not run in its module)."""
-    site = tmp_path / ".venv" / "lib" / "python3.11" / "site-packages" / "text_unidecode"
+    env = tmp_path / ".venv" if where == "workspace" else tmp_path.parent / f"{tmp_path.name}-env"
+    site = env / "lib" / "python3.11" / "site-packages" / "text_unidecode"
     site.mkdir(parents=True)
-    (tmp_path / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (env / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (site / "__init__.py").write_text(
         "import pkgutil\n_TABLE = dict(pair.split('=') for pair in "
         "pkgutil.get_data(__name__, 'data.bin').decode().split(';'))\n"
@@ -1198,7 +1203,8 @@ def test_a_python_function_whose_module_imports_an_installed_package_runs_in_it(
                 "    return '-'.join(w for w in unidecode(text).lower().split() if len(w) > 1)\n",
                 "def ascii_slug(text: str) -> str:\n"
                 "    return unidecode(text).lower().strip().replace(' ', '-')\n"]
-    proc = _stored_then_checked(tmp_path, "app.py", text, "ascii_slug", versions)
+    activated = {"VIRTUAL_ENV": str(env)} if where == "activated" else {}
+    proc = _stored_then_checked(tmp_path, "app.py", text, "ascii_slug", versions, **activated)
     [row] = json.loads(proc.stdout)["functions"]
     assert row["not_run"] is None, proc.stderr
     assert "divergent-outputs" in row["verdicts"], row
