@@ -93,3 +93,45 @@ def test_versions_that_read_the_wrong_end_part_on_a_filled_instance(tmp_path: Pa
     assert report.output_clusters == [[0, 2], [1]]  # the current code is the last
     assert any("runs on instances made without an example: `Stack()`, and 2 its own "
                "methods filled" in n for n in report.notes)
+
+
+COUNTER = '''class Counter:
+    def __init__(self):
+        self.count = 0
+
+    def increment(self, by: int = 1) -> int:
+        """Adds ``by`` and gives the new count."""
+        self.count += by
+        return self.count
+
+    def peek(self) -> int:
+        return self.count
+'''
+#: Stores one more, not ``by`` more: the same as the right one on a fresh counter.
+OFF_BY_BY = ("def increment(self, by: int = 1) -> int:\n"
+             "        old = self.count\n        self.count += 1\n        return old + by\n")
+
+
+def test_a_method_that_changes_its_instance_runs_after_one_call_of_its_own() -> None:
+    assert made_instances(COUNTER, "Counter", "increment") == [
+        Receiver("Counter"),
+        Receiver("Counter", source="[(counter := Counter()), counter.increment(7)][0]")]
+    assert made_instances(COUNTER, "Counter", "peek") == [Receiver("Counter")]  # reads only
+    assert made_instances(COUNTER.replace("by: int = 1", "label: str"), "Counter",
+                          "increment")[1].source == \
+        "[(counter := Counter()), counter.increment('x y')][0]"
+    nested = COUNTER.replace("        self.count += by\n",
+                             "        def inner(self):\n            self.count += by\n")
+    assert made_instances(nested, "Counter", "increment") == [Receiver("Counter")]
+
+
+def test_a_version_that_stores_the_wrong_state_parts_after_one_call(tmp_path: Path) -> None:
+    right = COUNTER[COUNTER.index("def increment"):COUNTER.index("    def peek")]
+    ss = in_module(tmp_path, COUNTER, [right, OFF_BY_BY], "Counter.increment", "method")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    labels = [i["label"] for i in report.inputs]
+    once = [k for k, label in enumerate(labels) if label.startswith(
+        "[(counter := Counter()), counter.increment(7)][0].increment(")]
+    assert once and report.output_clusters == [[0, 2], [1]]
+    assert all(report.outcomes[0][k] == report.outcomes[2][k] for k in range(len(labels)))
+    assert any(report.outcomes[1][k] != report.outcomes[0][k] for k in once)

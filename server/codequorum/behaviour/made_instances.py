@@ -13,6 +13,9 @@ its parameters' types (``int``, ``float``, ``str``, ``bool``; none written: ``in
 another type its edge values that are literals, ``list[int]``: ``[]``, ``[0]``). A
 filled instance is an expression evaluated in the module inside the sandbox, as a class
 example's is: ``[(stack := Stack()), stack.push(1), stack.push(-3), stack.push(7)][0]``.
+A method that changes its instance (assigns to an attribute of ``self``) also runs on an
+instance it was called on once: ``[(counter := Counter()), counter.increment(7)][0]``, where
+a version that stores the wrong state (adds 1 where it should add ``by``) parts.
 """
 
 from __future__ import annotations
@@ -62,7 +65,51 @@ def made_instances(source: str, owner: str, method: str) -> list[Receiver]:
     for k in range(FILLED if fillers else 0):
         made.append(Receiver(owner, source=_filled(owner, needs, fillers[:MAX_FILLERS],
                                                    k * CALLS)))
+    again = _called_once(node, method)
+    if again is not None:
+        made.append(Receiver(owner, source=_filled(owner, needs, [again], ONCE_AT, calls=1)))
     return made
+
+
+#: Where in :data:`VALUES` the one call of a method that changes its instance takes its
+#: values (``7``, ``"x y"``: not ``1``, which a version adding 1 where it should add its
+#: argument would also give).
+ONCE_AT = 2
+
+
+def _called_once(node: ast.ClassDef, method: str) -> tuple[str, Needs] | None:
+    """The method ``method`` of the class ``node`` with its parameters' values, when it
+    changes its instance (assigns to an attribute of ``self``): its inputs then also run on
+    an instance it was called on once (``[(counter := Counter()), counter.increment(7)][0]``),
+    where a version that stores the wrong state parts from the others. None otherwise."""
+    fn = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == method),
+              None)
+    if fn is None or fn.name.startswith("__") or fn.decorator_list or not _writes_self(fn):
+        return None
+    args = fn.args
+    params = [*args.posonlyargs, *args.args]
+    if not params or params[0].arg != "self" or any(d is None for d in args.kw_defaults):
+        return None
+    required = params[1:len(params) - len(args.defaults)] or params[1:2]
+    found = [v for p in required if (v := _values_of(p.annotation)) is not None]
+    return (fn.name, tuple(found)) if len(found) == len(required) else None
+
+
+def _writes_self(fn: ast.FunctionDef) -> bool:
+    """Whether the function (not one nested in it) assigns to an attribute of ``self``
+    (``self.count += by``, ``self.total = ...``)."""
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        cur = stack.pop()
+        targets = cur.targets if isinstance(cur, ast.Assign) else [cur.target] \
+            if isinstance(cur, (ast.AugAssign, ast.AnnAssign)) else []
+        if any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+               and t.value.id == "self" for t in targets):
+            return True
+        if not isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(cur))
+    return False
 
 
 def _made_with(node: ast.ClassDef) -> Needs | None:
@@ -155,15 +202,17 @@ def _uses_self(fn: ast.FunctionDef) -> bool:
                and n.value.id == "self" for n in ast.walk(fn))
 
 
-def _filled(owner: str, needs: Needs, fillers: list[tuple[str, Needs]], start: int) -> str:
+def _filled(owner: str, needs: Needs, fillers: list[tuple[str, Needs]], start: int,
+            calls: int = CALLS) -> str:
     """The expression that makes an instance (with the ``start``-th values of ``needs``)
-    and calls each filler on it, ``start``-th values first, then gives the instance."""
+    and calls each filler ``calls`` times on it, ``start``-th values first, then gives the
+    instance."""
     cls = owner.rpartition(".")[2]
     var = cls[:1].lower() + cls[1:]
     var = var if var.isidentifier() and var != cls else "obj"
-    calls = [f"{var}.{name}({_arguments(types, start + i)})"
-             for name, types in fillers for i in range(CALLS)]
-    return f"[({var} := {owner}({_arguments(needs, start)})), {', '.join(calls)}][0]"
+    made = [f"{var}.{name}({_arguments(types, start + i)})"
+            for name, types in fillers for i in range(calls)]
+    return f"[({var} := {owner}({_arguments(needs, start)})), {', '.join(made)}][0]"
 
 
 def _values(needs: Needs, i: int) -> list[object]:
@@ -176,4 +225,4 @@ def _arguments(needs: Needs, i: int) -> str:
     return ", ".join(repr(v) for v in _values(needs, i))
 
 
-__all__ = ["CALLS", "FILLED", "MAX_FILLERS", "VALUES", "made_instances"]
+__all__ = ["CALLS", "FILLED", "MAX_FILLERS", "ONCE_AT", "VALUES", "made_instances"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
-from codequorum.behaviour.runtimes.js_fill import fillers
+from codequorum.behaviour.runtimes.js_fill import fillers, stateful
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
 from codequorum.behaviour.runtimes.ts_parameters import class_type_parameters
 from codequorum.core.model import Receiver, VersionSet
@@ -122,3 +122,60 @@ def test_a_class_whose_constructor_needs_values_is_made_with_drawn_ones() -> Non
     # untyped, the constructor's values are not known: not made
     assert _filled("class R { constructor(lo) { this.lo = lo; } has(x) { return 1; } }",
                    "R.has") is None
+
+
+COUNTER = """export class Counter {
+  #count = 0;
+  /** Adds `by` (1 by default) and gives the new count. */
+  increment(by: number = 1): number {
+    this.#count += by;
+    return this.#count;
+  }
+  peek(): number {
+    return this.#count;
+  }
+}
+"""
+#: Stores one more, not `by` more: the same as the right one on a fresh counter.
+OFF_BY_BY = """increment(by: number = 1): number {
+    return this.#count++ + by;
+  }"""
+
+
+def test_a_method_that_changes_its_instance_is_drawn_again_after_the_same_call() -> None:
+    """``this.#count += by`` changes the instance: each of the first draws runs again on a
+    counter the same call was made on; a method that only reads it does not, nor one whose
+    class needs values to be made, nor a write inside a nested function."""
+    plan = collect_js_inputs(VersionSet.from_codes("t", [COUNTER], language="typescript",
+                                                  entry_point="Counter.increment"),
+                             scaling=False)
+    labels = [c.label for c in plan.cases]
+    assert labels[:4] == ["increment()", "counter.increment() after new Counter(), "
+                          "counter.increment()", "increment(7)", "counter.increment(7) after "
+                          "new Counter(), counter.increment(7)"]
+    assert plan.cases[3].test.receiver == Receiver("Counter", steps=(("increment", (7,)),))
+    assert stateful([COUNTER], "Counter.increment") == "Counter"
+    assert stateful([COUNTER], "Counter.peek") is None
+    assert stateful([COUNTER], "increment") is None
+    assert stateful([COUNTER.replace("#count = 0;", "#count = 0;\n  constructor(n: number) "
+                                     "{ this.#count = n; }")], "Counter.increment") is None
+    nested = COUNTER.replace("this.#count += by;", "[1].forEach(() => { this.#count += by; });")
+    assert stateful([nested], "Counter.increment") == "Counter"  # an arrow is this' own
+    inner = COUNTER.replace("this.#count += by;", "function f(this: any) { this.n = by; }")
+    assert stateful([inner], "Counter.increment") is None
+
+
+def test_a_version_that_stores_the_wrong_count_parts_after_one_call(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    right = COUNTER[COUNTER.index("increment("):COUNTER.index("  peek")].rstrip()
+    path = tmp_path / "counter.ts"
+    path.write_text(COUNTER)
+    ss = VersionSet.from_codes("t", [right, OFF_BY_BY], language="typescript",
+                               entry_point="Counter.increment")
+    ss.module = js_module_view(COUNTER, path, tmp_path).context("Counter.increment", "method")
+    report = run_dynamic(ss, DynamicOptions())
+    labels = [i["label"] for i in report.inputs]
+    again = labels.index("counter.increment(7) after new Counter(), counter.increment(7)")
+    assert [report.outcomes[k][again] for k in (0, 1)] == [("14", None, None),
+                                                          ("8", None, None)]
+    assert report.output_clusters == [[0], [1]]

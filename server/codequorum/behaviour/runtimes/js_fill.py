@@ -144,4 +144,50 @@ def _returns_value(body: Node) -> bool:
     return False
 
 
-__all__ = ["CALLS", "MAX_FILLERS", "Fillers", "fillers"]
+def stateful(texts: Sequence[str], entry: str) -> str | None:
+    """The class of the method ``entry`` when the first text that defines the method has it
+    change its instance (an assignment or ``++``/``--`` to a ``this.`` member: ``this.#count
+    += by``, ``this.total = ...``) and the class is made without values: a call of it after
+    the same call made once (``counter.increment(7) after new Counter(),
+    counter.increment(7)``) is where a version that mishandles its state parts (it stores
+    the wrong count, it starts over). None otherwise."""
+    cls, _, method = entry.rpartition(".")
+    if not cls:
+        return None
+    short = cls.rpartition(".")[2]
+    for text in texts:
+        mine = [fn for fn in functions_in(text) if fn.kind == "method"
+                and fn.qualified_name.rpartition(".")[0].rpartition(".")[2] == short]
+        own = next((fn for fn in mine if fn.name == method), None)
+        if own is None:
+            continue
+        ctor = next((fn for fn in mine if fn.name == "constructor"), None)
+        if ctor is not None and _required(ctor.text):
+            return None
+        root = _method_node(own.text)
+        body = root.child_by_field_name("body") if root is not None else None
+        return short if body is not None and _writes_this(body) else None
+    return None
+
+
+#: The nodes that change what their left side names.
+_WRITES = frozenset({"assignment_expression", "augmented_assignment_expression",
+                     "update_expression"})
+
+
+def _writes_this(body: Node) -> bool:
+    """Whether a body (not its nested functions) assigns to or steps a ``this.`` member."""
+    stack = list(body.named_children)
+    while stack:
+        cur = stack.pop()
+        if cur.type in _WRITES:
+            target = cur.child_by_field_name("left") or cur.child_by_field_name("argument")
+            if target is not None and node_text(target).startswith("this."):
+                return True
+        if cur.type not in ("function_declaration", "function_expression", "method_definition",
+                            "class_declaration", "class"):
+            stack.extend(cur.named_children)
+    return False
+
+
+__all__ = ["CALLS", "MAX_FILLERS", "Fillers", "fillers", "stateful"]

@@ -575,6 +575,7 @@ def collect_js_inputs(
     _on_example_instance(plan, entry)
     if use_hypothesis:
         _add_filled(plan, typing, qualified, aliases)
+        _add_repeated(plan, typing, qualified)
     if _getter(version_set.codes, entry):
         return _as_reads(plan, entry.rpartition(".")[2])
     return plan
@@ -729,6 +730,30 @@ def _add_filled(plan: InputPlan, texts: Sequence[str], entry: str,
 
 #: Drawn calls of a method made again on a filled instance.
 FILLED_DRAWS = 6
+
+
+def _add_repeated(plan: InputPlan, texts: Sequence[str], entry: str) -> None:
+    """A method that changes its instance (``js_fill.stateful``), drawn again on an
+    instance the same call was made on once already: ``counter.increment(7) after new
+    Counter(), counter.increment(7)``, beside the call on a bare one; not where an example
+    builds the instance."""
+    if any(c.test.receiver is not None for c in plan.cases if c.source == "doctest"):
+        return
+    cls = js_fill.stateful(texts, entry)
+    if cls is None:
+        return
+    short = entry.split(".")[-1]
+    drawn = [c for c in plan.cases if c.source == "hypothesis" and c.test.receiver is None]
+    for case in drawn[:REPEATED_DRAWS]:
+        receiver = Receiver(cls, steps=((short, case.test.args),))
+        var = cls[:1].lower() + cls[1:]
+        label = js_instances.receiver_label(receiver, var, short, case.test.args)
+        test = replace(case.test, receiver=receiver, name=label)
+        plan.cases.insert(plan.cases.index(case) + 1, replace(case, test=test, label=label))
+
+
+#: Drawn calls of a method that changes its instance made again after one call.
+REPEATED_DRAWS = 4
 
 
 def _add_scaling(plan: InputPlan, types: Sequence[str], entry: str,
