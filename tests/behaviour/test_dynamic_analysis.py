@@ -1091,3 +1091,40 @@ def test_a_version_that_swaps_tomorrow_and_yesterday_parts_on_those_days() -> No
                                                        strict=True)) if a != b}
     assert parted == {"naturalday(datetime.date(2025, 1, 2))",
                       "naturalday(datetime.date(2024, 12, 31))"}
+
+
+PARSE_QUERY = '''def parse_query(query: str) -> dict[str, list[str]]:
+    """Each key of a query string (``a=1&b=2``) with its values, in order."""
+    from urllib.parse import parse_qs
+    return parse_qs(query, keep_blank_values=True)
+'''
+SPLIT_QUERY = '''def parse_query(query: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for pair in query.split("&"):
+        if pair:
+            key, _, value = pair.partition("=")
+            out.setdefault(key, []).append(value)
+    return out
+'''
+#: Keeps a repeated key's last value only.
+LAST_ONLY = '''def parse_query(query: str) -> dict[str, list[str]]:
+    out = {}
+    for pair in query.split("&"):
+        if "=" in pair:
+            key, value = pair.split("=", 1)
+            out[key] = [value]
+    return out
+'''
+
+
+def test_texts_of_the_separators_a_version_splits_on_part_a_wrong_parser() -> None:
+    """Drawn strings hold no ``&`` or ``=``: the texts made of the separators the versions
+    split on (a key given twice, an empty value) part the version that keeps one value."""
+    ss = VersionSet.from_codes("q", [PARSE_QUERY, SPLIT_QUERY, LAST_ONLY],
+                               entry_point="parse_query")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    labels = [i["label"] for i in report.inputs]
+    assert "parse_query('a=1&a=2')" in labels and "parse_query('a=&b')" in labels
+    assert report.output_clusters == [[0, 1], [2]]
+    twice = labels.index("parse_query('a=1&a=2')")
+    assert report.outcomes[2][twice] == ("{'a': ['2']}", None, None)

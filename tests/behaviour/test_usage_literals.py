@@ -6,6 +6,7 @@ from codequorum.behaviour.usage_literals import (
     MAX_LITERAL_CHARS,
     compared_literals,
     fewer_first,
+    split_separators,
 )
 from tests.support.python_functions import last_functions
 
@@ -31,3 +32,11 @@ def test_booleans_none_names_and_long_strings_are_not_literals_taken() -> None:
     fns = last_functions(f"def f(p):\n    return p is None or p == True or p == LIMIT"
                          f" or p == {long!r} or p.x == 3 or len(p) > 2\n")
     assert compared_literals(fns, "p") == []
+
+
+def test_the_separators_a_text_is_split_on_in_reading_order_each_once() -> None:
+    fns = last_functions("def f(q):\n    for pair in q.split('&'):\n"
+                         "        k, _, v = pair.partition('=')\n"
+                         "    return q.rsplit('&', 1), q.split(), q.split(SEP), k.split('=')\n",
+                         "def f(q):\n    return [p[:p.find(':')] for p in q.split(',')]\n")
+    assert split_separators(fns) == ["&", "=", ":", ","]  # the comprehension's item first

@@ -74,7 +74,8 @@ from codequorum.behaviour.examples import call_label, doctest_cases, inner_call_
 from codequorum.behaviour.expectations import Expectation
 from codequorum.behaviour.pattern_strings import pattern_strings
 from codequorum.behaviour.seeded_draws import distinct_draws
-from codequorum.behaviour.usage_literals import compared_literals
+from codequorum.behaviour.separated_strings import separated_strings
+from codequorum.behaviour.usage_literals import compared_literals, split_separators
 from codequorum.behaviour.usage_patterns import module_patterns, searched_patterns
 from codequorum.behaviour.usage_scope import FunctionNode, imported_names, top_functions
 from codequorum.behaviour.usage_types import usage_spec
@@ -913,14 +914,17 @@ def _add_patterns(plan: InputPlan, version_set: VersionSet, specs: Sequence[Any]
                   known: set[str], by_usage: bool) -> None:
     """Inputs whose string parameter a version tests against a regular expression take
     strings matching each such pattern and strings just missing it
-    (:mod:`~codequorum.behaviour.pattern_strings`), the others held at ordinary values."""
+    (:mod:`~codequorum.behaviour.pattern_strings`), then texts of the separators the
+    versions split on (:mod:`~codequorum.behaviour.separated_strings`), the others held at
+    ordinary values."""
     fns = [f for f in (find_function(code, entry) for code in version_set.codes) if f]
     if not fns or len(plan.params) != len(specs):
         return
     trees = _module_trees(version_set)
     imports = {name: bound for tree in trees for name, bound in imported_names(tree).items()}
     held = module_patterns(trees)
-    values = [pattern_strings(searched_patterns(fns, p.name, held, imports))
+    separated = separated_strings(split_separators(fns))
+    values = [[*pattern_strings(searched_patterns(fns, p.name, held, imports)), *separated]
               if "str" in _kinds(spec) else []
               for p, spec in zip(plan.params, specs, strict=True)]
     _add_held(plan, values, specs, entry, known, by_usage, MAX_PATTERN_INPUTS)

@@ -2,7 +2,7 @@
 runs): ``p == "admin"``, ``p in ("GET", "HEAD")``, ``match p: case 404:``, and for a bound
 (``n > 100``, ``n <= 2``) the values either side of it, where versions writing ``>`` and
 ``>=`` part. A literal only some versions compare with comes first: there the versions
-differ in what they check.
+differ in what they check. Also the separators they split a text on (``s.split(",")``).
 """
 
 from __future__ import annotations
@@ -98,4 +98,27 @@ def _is_param(node: ast.AST, param: str) -> bool:
     return isinstance(node, ast.Name) and node.id == param
 
 
-__all__ = ["compared_literals", "fewer_first"]
+#: The methods whose first argument is a separator a text is split on or whose place in it
+#: is looked for.
+SPLITTING = frozenset({"split", "rsplit", "partition", "rpartition", "find", "rfind", "index",
+                       "rindex"})
+
+
+def split_separators(fns: Sequence[FunctionNode]) -> list[str]:
+    """The string literals the functions ``fns`` split a text on or look for the place of
+    (``s.split(",")``, ``pair.partition("=")``, ``s.find(":")``), in reading order over the
+    functions, each once
+    (:mod:`~codequorum.behaviour.separated_strings` makes texts of them)."""
+    out: list[str] = []
+    for fn in fns:
+        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Attribute) and n.func.attr in SPLITTING and n.args]
+        for call in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
+            first = call.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str) \
+                    and first.value not in out:
+                out.append(first.value)
+    return out
+
+
+__all__ = ["SPLITTING", "compared_literals", "fewer_first", "split_separators"]

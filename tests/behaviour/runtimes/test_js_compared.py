@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codequorum.behaviour.runtimes.js_compared import compared_literals
+from codequorum.behaviour.runtimes.js_compared import compared_literals, split_separators
 
 
 def test_equalities_switches_includes_and_bounds_by_position() -> None:
@@ -20,3 +20,11 @@ def test_what_is_no_literal_or_no_parameter_is_not_taken() -> None:
     versions = ["function f(p) { const q = p; return q === 'a' || p === LIMIT || p === true"
                 " || p.length > 3 || p == null; }"]
     assert compared_literals(versions, "f") == {}
+
+
+def test_the_separators_a_text_is_split_on_in_reading_order_each_once() -> None:
+    versions = ["function parse(q: string) { return q.split('&').map((p) => p.split(\"=\"))"
+                ".concat(q.split(/,/), q.split(SEP), q.split('&')); }",
+                "const parse = (q) => q.split(`;`).map((p) => p.slice(0, p.indexOf(':')));",
+                "function other(q) { return q.split('|'); }"]
+    assert split_separators(versions, "parse") == ["&", "=", ";", ":"]

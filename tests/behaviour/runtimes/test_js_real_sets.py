@@ -174,6 +174,8 @@ def test_versions_given_as_fenced_chat_answers_run_on_their_code(
     ("normalize.ts", "normalize(7, 7, 7)"),  # the parameters of one type equal
     # against the clock: the sandbox's "now" and the days either side of it are drawn
     ("relative_day.ts", 'relativeDay(new Date("2025-01-02T12:00:00.000Z"))'),
+    # texts of the separators a version splits on: a key given twice
+    ("parse_query.ts", 'parseQuery("a=1&a=2")'),
 ])
 def test_editor_sets_part_their_wrong_version_on_the_input_that_shows_it(
         node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str],

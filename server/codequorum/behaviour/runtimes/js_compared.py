@@ -2,8 +2,8 @@
 tree-sitter tree; nothing runs): ``p === "admin"``, ``p == 3``, ``switch (p) { case 404: }``,
 ``["GET", "HEAD"].includes(p)``, and for a bound (``n > 100``) the values either side of
 it, by the parameter's position; those only some versions compare with first
-(:func:`~codequorum.behaviour.usage_literals.fewer_first`). The JavaScript side of
-:mod:`~codequorum.behaviour.usage_literals`.
+(:func:`~codequorum.behaviour.usage_literals.fewer_first`); and the separators they split a
+text on (``s.split(",")``). The JavaScript side of :mod:`~codequorum.behaviour.usage_literals`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from codequorum.behaviour.usage_literals import MAX_LITERAL_CHARS, fewer_first
 from codequorum.core.parsing import named_nodes
 
 EQUALS = {"===", "==", "!==", "!="}
+#: The methods whose first argument is a separator a text is split on or whose place in it
+#: is looked for.
+SPLITTING = frozenset({"split", "indexOf", "lastIndexOf"})
 BOUNDS = {"<", "<=", ">", ">="}
 
 
@@ -42,6 +45,37 @@ def compared_literals(texts: Sequence[str], entry: str) -> dict[int, list[Any]]:
     # a version comparing a parameter with nothing holds none of its values
     return {at: fewer_first([*lists, *([[]] * (versions - len(lists)))])
             for at, lists in per_param.items()}
+
+
+def split_separators(texts: Sequence[str], entry: str) -> list[str]:
+    """The string literals the functions named ``entry`` in ``texts`` split a text on or
+    look for the place of (``query.split("&")``, ``pair.indexOf("=")``), in reading order,
+    each once: the JavaScript side of
+    :func:`~codequorum.behaviour.usage_literals.split_separators`."""
+    out: list[str] = []
+    for text in texts:
+        found = named_function(text, entry)
+        if found is None or found[1] is None:
+            continue
+        for node in named_nodes(found[1].parent or found[1]):
+            if node.type != "call_expression":
+                continue
+            func, args = node.child_by_field_name("function"), node.child_by_field_name(
+                "arguments")
+            prop = func.child_by_field_name("property") if func is not None and \
+                func.type == "member_expression" else None
+            first = args.named_children[0] if args is not None and args.named_children \
+                else None
+            if prop is None or node_text(prop) not in SPLITTING or first is None \
+                    or first.type not in ("string", "template_string"):
+                continue
+            try:
+                value = literal(first)
+            except (NotLiteral, ValueError):
+                continue
+            if isinstance(value, str) and value not in out:
+                out.append(value)
+    return out
 
 
 def _compared(fn: Node, params: Mapping[str, int]) -> Iterator[tuple[int, Any]]:
@@ -119,4 +153,4 @@ def _plain(node: Node | None) -> Iterator[Any]:
         yield value
 
 
-__all__ = ["compared_literals"]
+__all__ = ["compared_literals", "split_separators"]

@@ -64,7 +64,7 @@ from codequorum.behaviour.input_plan import (
 from codequorum.behaviour.pattern_strings import pattern_strings
 from codequorum.behaviour.runtimes import js_example_code, js_fill, js_instances, js_values
 from codequorum.behaviour.runtimes.js_callers import grammar, literal_calls
-from codequorum.behaviour.runtimes.js_compared import compared_literals
+from codequorum.behaviour.runtimes.js_compared import compared_literals, split_separators
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
     call_arguments,
@@ -101,6 +101,7 @@ from codequorum.behaviour.runtimes.ts_parameters import (
 from codequorum.behaviour.runtimes.ts_types import (
     unwrapped,
 )
+from codequorum.behaviour.separated_strings import separated_strings
 from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import ModuleContext, Receiver, TestCase, VersionSet
 from codequorum.core.quoted import outside_quotes
@@ -1054,14 +1055,17 @@ def _add_tested_values(plan: InputPlan, version_set: VersionSet, entry: str,
                   known: set[str]) -> None:
     """Inputs whose string parameter a version tests against a regular expression take
     strings matching each such pattern and strings just missing it
-    (:mod:`~codequorum.behaviour.pattern_strings`), the others their first drawn value;
+    (:mod:`~codequorum.behaviour.pattern_strings`), then texts of the separators the
+    versions split on (:mod:`~codequorum.behaviour.separated_strings`), the others their
+    first drawn value;
     then those whose parameter takes each literal a version compares it with
     (:mod:`~codequorum.behaviour.runtimes.js_compared`: ``p === "admin"``, either side of
     ``n > 100``), those only some versions check first."""
     module = version_set.module
     found = searched_patterns(version_set.codes, entry, [module.source] if module else [])
     compared = compared_literals(version_set.codes, entry)
-    if not found and not compared:
+    separated = separated_strings(split_separators(version_set.codes, entry))
+    if not found and not compared and not separated:
         return
     texts = [s.code for s in version_set.versions if s.origin == "current"] + version_set.codes
     types = types or guessed_across(texts, entry) or []
@@ -1069,7 +1073,9 @@ def _add_tested_values(plan: InputPlan, version_set: VersionSet, entry: str,
         base = [type_values(t, 1, aliases) for t in types]
     except NotLiteral:
         return
-    strings = {k: pattern_strings(patterns) for k, patterns in found.items()}
+    strings = {k: pattern_strings(found.get(k, [])) + (separated if _string(t, aliases) else [])
+               for k, t in enumerate(types)}
+    strings = {k: v for k, v in strings.items() if v}
     fitting = {k: [v for v in values if _fits(v, types[k], aliases)]
                for k, values in compared.items() if k < len(types)}
     for held, most in ((strings, MAX_PATTERN_INPUTS), (fitting, MAX_LITERAL_INPUTS)):
@@ -1082,6 +1088,12 @@ def _add_tested_values(plan: InputPlan, version_set: VersionSet, entry: str,
                 added += 1
                 _add(plan, TestCase("call", args=args, name=label), "hypothesis", False, label,
                      known)
+
+
+def _string(type_text: str, aliases: Mapping[str, str]) -> bool:
+    """Whether a parameter's type is ``string`` or a union holding it."""
+    t = unwrapped(aliases.get(unwrapped(type_text), type_text))
+    return "string" in {unwrapped(m) for m in union_members(t)}
 
 
 def _fits(value: Any, type_text: str, aliases: Mapping[str, str]) -> bool:
