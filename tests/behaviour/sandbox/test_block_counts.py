@@ -146,15 +146,18 @@ def test_counters_count_every_hand_written_version_exactly(level: str) -> None:
         assert _differences(counted, events) == [], name
 
 
-@pytest.mark.parametrize(("level", "samples"), [("strict", 3), ("portable", 1)])
+@pytest.mark.parametrize(("level", "samples", "every"), [("strict", 3, 1), ("portable", 1, 2)])
 def test_counters_and_runs_count_the_humaneval_versions_exactly(
-    level: str, samples: int, shared_dir: Path
+    level: str, samples: int, every: int, shared_dir: Path
 ) -> None:
     """Both fast modes (``counters``, and ``settrace``'s runs of opcodes) against one event
-    per opcode, on every bundled HumanEval task; the reference is run once for both."""
+    per opcode, on every bundled HumanEval task (every other one in the portable sandbox,
+    whose each start costs more; the strict level takes them all); the reference is run
+    once for both."""
     data = shared_dir / "data" / "humaneval_codegen16b_t0.8.jsonl"
     compared = 0
-    for row in map(json.loads, data.open()):
+    rows = list(map(json.loads, data.open()))[::every]
+    for row in rows:
         tests = [t for t in humaneval.tests_for(row["task_id"]) if t.kind == "call"][:5]
         codes = [row["prompt"] + s for s in row["samples"][:samples]]
         counted, events = _both(codes, tests, row["entry_point"], level)
@@ -163,7 +166,7 @@ def test_counters_and_runs_count_the_humaneval_versions_exactly(
         assert _differences(counted, events) == [], row["task_id"]
         assert _differences(runs, events) == [], row["task_id"]
         compared += sum(1 for r in events for t in r.tests if t.opcodes)
-    assert compared > 164 * samples * 2  # most tests of most versions were compared
+    assert compared > len(rows) * samples * 2  # most tests of most versions were compared
 
 
 def test_counters_are_the_default_on_311() -> None:
