@@ -14,7 +14,7 @@ declared types (``new Range(1, -3)``), and is not made when they have none.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,13 +74,7 @@ def fillers(texts: Sequence[str], entry: str, aliases: Mapping[str, str]) -> Fil
     """The fillers of ``entry``'s class in the first text that defines some or whose
     constructor needs values of declared types; None for a function, a class without
     either, or one whose constructor needs values of no declared type."""
-    cls, _, method = entry.rpartition(".")
-    if not cls:
-        return None
-    short = cls.rpartition(".")[2]
-    for text in texts:
-        mine = [fn for fn in functions_in(text) if fn.kind == "method"
-                and fn.qualified_name.rpartition(".")[0].rpartition(".")[2] == short]
+    for text, short, method, mine in _in_each_text(texts, entry):
         ctor = next((fn for fn in mine if fn.name == "constructor"), None)
         made: list[str] | None = []
         if ctor is not None and _required(ctor.text):
@@ -96,6 +90,20 @@ def fillers(texts: Sequence[str], entry: str, aliases: Mapping[str, str]) -> Fil
             return Fillers(short, tuple(methods), {k: v or "number" for k, v in known.items()},
                            tuple(made or ()))
     return None
+
+
+def _in_each_text(texts: Sequence[str], entry: str
+                  ) -> Iterator[tuple[str, str, str, list[Any]]]:
+    """Per text: the text, the method ``entry``'s class (its last dotted name), the method's
+    own name, and the methods the text defines in that class; nothing for a function."""
+    cls, _, method = entry.rpartition(".")
+    if not cls:
+        return
+    short = cls.rpartition(".")[2]
+    for text in texts:
+        yield text, short, method, [
+            fn for fn in functions_in(text) if fn.kind == "method"
+            and fn.qualified_name.rpartition(".")[0].rpartition(".")[2] == short]
 
 
 def _required(text: str) -> bool:
@@ -151,13 +159,7 @@ def stateful(texts: Sequence[str], entry: str) -> str | None:
     the same call made once (``counter.increment(7) after new Counter(),
     counter.increment(7)``) is where a version that mishandles its state parts (it stores
     the wrong count, it starts over). None otherwise."""
-    cls, _, method = entry.rpartition(".")
-    if not cls:
-        return None
-    short = cls.rpartition(".")[2]
-    for text in texts:
-        mine = [fn for fn in functions_in(text) if fn.kind == "method"
-                and fn.qualified_name.rpartition(".")[0].rpartition(".")[2] == short]
+    for _text, short, method, mine in _in_each_text(texts, entry):
         own = next((fn for fn in mine if fn.name == method), None)
         if own is None:
             continue
