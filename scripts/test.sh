@@ -11,7 +11,13 @@ fi
 # The published reference implementations, for cross-checks (their own dependency on
 # tree-sitter-language-pack downloads grammars at run time, so it is left out).
 .venv/bin/python -m pip install --quiet --no-deps -r bench/requirements.txt
+# The tests start the language server, the CLI and the MCP server a few hundred times: each
+# start reads the package's compiled modules instead of compiling them again (an editable
+# install compiles nothing, and a machine that sets PYTHONDONTWRITEBYTECODE keeps nothing).
+.venv/bin/python -m compileall -q -j 0 -x /fixtures/ server/codequorum tests bench > /dev/null
 mkdir -p .cache
+# A step that fails ends the run: what still runs beside it ends with it.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 # What downloads (Debian packages, the VS Code end-to-end tools) and what compiles (the local
 # model server) run beside the checks below, each into its own log, printed when it is awaited:
 # the whole check takes what its slowest part takes, not their sum.
@@ -41,6 +47,13 @@ packages=$!
 # cannot be set up, it says why and those tests are skipped with the reason.
 bash scripts/real-model.sh > .cache/real-model.log 2>&1 &
 real_model=$!
+# The editor client's checks (its unit tests, some against the real language server) and its
+# package, beside the Python checks below: the package is what the end-to-end test installs.
+js_client=""
+if [ -f package-lock.json ]; then
+  { npm ci --no-audit --no-fund && npm test && npm run package; } > .cache/js-client.log 2>&1 &
+  js_client=$!
+fi
 # awaited PID LOG: wait for a background step and print what it wrote.
 awaited() {
   wait "$1" || true
@@ -54,28 +67,39 @@ awaited() {
 .venv/bin/python scripts/generate --check
 awaited "$packages" .cache/packages.log
 awaited "$real_model" .cache/real-model.log
-# The VS Code end-to-end tools (Node 24, code-server) download while the Python tests run, at
-# the lowest priority (the tests' time limits are the tests' own). CODEQUORUM_E2E_VSCODE=0
-# leaves them out.
-e2e_tools=""
-if [ -f package-lock.json ] && [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
-  nice -n 19 bash scripts/e2e-vscode.sh install > .cache/e2e-install.log 2>&1 &
-  e2e_tools=$!
+if [ -n "$js_client" ]; then
+  js_status=0
+  wait "$js_client" || js_status=$?
+  cat .cache/js-client.log
+  [ "$js_status" = 0 ] || { echo "scripts/test.sh: the editor client's checks failed" >&2; exit "$js_status"; }
+fi
+# The package in a real VS Code (code-server in headless Chromium; docs/vscode.md), beside the
+# Python tests: it spends its time waiting on the browser and the editor, not on the
+# processors. Its tools (Node 24, code-server) install first, at the lowest priority; they are
+# cached, and when they cannot be installed or started it says "skipped" and why.
+# CODEQUORUM_E2E_VSCODE=0 leaves it out.
+e2e_vscode() {
+  if ! nice -n 19 bash scripts/e2e-vscode.sh install > .cache/e2e-install.log 2>&1; then
+    cat .cache/e2e-install.log
+    echo "scripts/test.sh: could not install the VS Code end-to-end tools: skipped"
+    return 0
+  fi
+  cat .cache/e2e-install.log
+  bash scripts/e2e-vscode.sh
+}
+e2e=""
+if [ -n "$js_client" ] && [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
+  e2e_vscode > .cache/e2e-vscode.log 2>&1 &
+  e2e=$!
 fi
 # The Python tests on two workers (pytest-xdist): most of their time is spent waiting on
 # sandboxes, servers and subprocesses, and a worker that runs out of tests takes some of the
 # other's, so both end together. The portable sandbox's interpreter is compiled once for both.
 export CODEQUORUM_WASM_CACHE="${CODEQUORUM_WASM_CACHE:-$(mktemp -d)}"
 .venv/bin/python -m pytest -q -n 2 --dist worksteal --durations=15 -p no:cacheprovider
-if [ -f package-lock.json ]; then
-  npm ci --no-audit --no-fund
-  npm test
-  npm run package
-  # The package in a real VS Code (code-server in headless Chromium; docs/vscode.md). Its tools
-  # are cached; when they cannot be installed or started it says "skipped" and why.
-  if [ -n "$e2e_tools" ]; then
-    wait "$e2e_tools" || echo "scripts/test.sh: could not install the VS Code end-to-end tools: skipped" >&2
-    cat .cache/e2e-install.log
-    bash scripts/e2e-vscode.sh
-  fi
+if [ -n "$e2e" ]; then
+  e2e_status=0
+  wait "$e2e" || e2e_status=$?
+  cat .cache/e2e-vscode.log
+  exit "$e2e_status"
 fi
