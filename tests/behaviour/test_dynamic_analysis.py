@@ -1128,3 +1128,36 @@ def test_texts_of_the_separators_a_version_splits_on_part_a_wrong_parser() -> No
     assert report.output_clusters == [[0, 1], [2]]
     twice = labels.index("parse_query('a=1&a=2')")
     assert report.outcomes[2][twice] == ("{'a': ['2']}", None, None)
+
+
+
+MULTIPLIER = '''from typing import Callable
+
+
+def multiplier(n: int) -> Callable[[int], int]:
+    """A function that multiplies its argument by ``n``."""
+    return lambda x: x * n
+'''
+#: The same behaviour, its function a named ``def``.
+MULTIPLIER_DEF = MULTIPLIER.replace("    return lambda x: x * n",
+                                    "    def times(x: int) -> int:\n        return x * n\n\n"
+                                    "    return times")
+#: Adds instead: the same ``<lambda>`` as the first by its name.
+MULTIPLIER_ADDS = MULTIPLIER.replace("x * n", "x + n")
+
+
+def test_a_returned_function_is_compared_by_what_it_does() -> None:
+    """A function a version returns is shown by what it gives on the probe calls: the
+    ``lambda`` and the named ``def`` that multiply agree, the ``lambda`` that adds (the same
+    name as the first) parts from them."""
+    versions = [MULTIPLIER, MULTIPLIER_DEF, MULTIPLIER_ADDS]
+    assert len(set(versions)) == 3
+    ss = VersionSet.from_codes("multiplier", versions, entry_point="multiplier")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    assert report.output_clusters == [[0, 1], [2]]
+    assert [v.code for v in dynamic_verdicts(report)] == ["divergent-outputs"]
+    labels = [i["label"] for i in report.inputs]
+    one = labels.index("multiplier(1)")
+    assert [(report.outcomes[c][one] or ("",))[0] for c in range(3)] == [
+        "<function: (1) -> 1, (2) -> 2, (1) -> 1>"] * 2 + [
+        "<function: (1) -> 2, (2) -> 3, (1) -> 2>"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codequorum.behaviour.runtimes.js_values import show, show_call
+from codequorum.behaviour.runtimes.js_values import show, show_call, shown_text
 
 
 def test_strings_show_printable_letters_as_they_are_and_escape_the_rest() -> None:
@@ -22,3 +22,12 @@ def test_a_typescript_callbacks_blanked_types_show_as_nothing() -> None:
         "(...items) => items.length"
     assert show({"$": "source", "v": "(a        , b        )          => a + b"}) == \
         "(a, b) => a + b"
+
+
+def test_a_returned_function_shows_what_its_probe_calls_gave() -> None:
+    tree = {"$": "function", "calls": [[[1], 2], [[2], None, "TypeError"],
+                                       [[1], {"$": "undefined"}]]}
+    assert show(tree) == "a function: (1) => 2, (2) => throws TypeError, (1) => undefined"
+    assert show([{"$": "function", "v": "inner"}, {"$": "function", "v": ""}]) == (
+        "[function inner, function (anonymous)]")
+    assert shown_text('{"$":"function","calls":[[[1,1],[1]]]}') == "a function: (1, 1) => [1]"

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, DynamicReport, run_dynamic
+from codequorum.behaviour.runtimes.js_values import show
 from codequorum.cli.main import main
 from codequorum.core.model import VersionSet
+from codequorum.judge.dynamic_rules import dynamic_verdicts
 
 PROMPT = "/**\n * @example addAll([1, 2, 3]) // => 6\n * @example addAll([]) // => 0\n */"
 VERSIONS = [
@@ -201,3 +203,30 @@ def test_examples_that_call_the_function_inside_code_run_whole_and_grade(
         ["[[1,2],[3]]", "[2,2]"], ["[[1,2]]", "[2,1]"]]
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
     assert all(c.mean_traced_opcodes for c in report.candidates)  # the version's own counts
+
+
+ONCE = [
+    "function once(fn) {\n  let done = false, value;\n  return function (...args) {\n"
+    "    if (!done) { done = true; value = fn(...args); }\n    return value;\n  };\n}",
+    "const once = (fn) => {\n  let called = false;\n  let result;\n"
+    "  return (...a) => (called ? result : ((called = true), (result = fn(...a))));\n};",
+    "function once(fn) {\n  return function wrapper(...args) { return fn(...args); };\n}",
+]
+
+
+def test_a_returned_function_is_compared_by_what_it_does(node_sandboxed: object) -> None:
+    """Three ``once``: the two that remember agree (their returned functions have other
+    names), the one that calls ``fn`` every time is apart, on the second call."""
+    report = _run([*ONCE], "javascript", "once")
+    assert report.output_clusters == [[0, 1], [2]]
+    k = next(k for k, (a, b) in enumerate(zip(report.outcomes[0], report.outcomes[2],
+                                              strict=True)) if a != b)
+    right, wrong = (json.loads(str((report.outcomes[c][k] or ("",))[0])) for c in (0, 2))
+    assert [call[0] for call in right["calls"]] == [[1], [2], [1]]
+    first = right["calls"][0][1]
+    assert [call[1] for call in right["calls"]] == [first] * 3
+    assert wrong["calls"][0][1] == first and wrong["calls"][1][1] != first
+    message = dynamic_verdicts(report)[0].message
+    assert message.startswith("versions 1 and 3 disagree on once(")
+    shown = show(first)
+    assert f"a function: (1) => {shown}, (2) => {shown}, (1) => {shown}" in message

@@ -30,9 +30,9 @@ def test_values_come_back_in_the_canonical_form(node_sandboxed: object) -> None:
     code = """const shapes = (k) => [
       -0, NaN, undefined, 10n, new Map([[2, 'b'], [1, 'a']]), new Set([3, 1]), [1, , 3],
       new Date(0), /a+/g, new Uint8Array([1, 2]), Symbol('s'), function named() {},
-      new (class Point { constructor() { this.y = 2; this.x = 1; } })()][k];
+      new (class Point { constructor() { this.y = 2; this.x = 1; } })(), [function inner() {}]][k];
     """
-    tests = [call(k) for k in range(13)]
+    tests = [call(k) for k in range(14)]
     result = JAVASCRIPT.run(code, tests, "shapes", Limits())
     assert result.status == "ok"
     assert [t.output for t in result.tests] == [
@@ -41,8 +41,11 @@ def test_values_come_back_in_the_canonical_form(node_sandboxed: object) -> None:
         '{"$":"set","v":[1,3]}', '[1,{"$":"hole"},3]',
         '{"$":"date","v":"1970-01-01T00:00:00.000Z"}',
         '{"$":"regexp","v":"/a+/g"}', '{"$":"Uint8Array","v":[1,2]}', '{"$":"symbol","v":"s"}',
-        '{"$":"function","v":"named"}',
+        # a returned function by what it gives on the probes, one inside a value by its name
+        '{"$":"function","calls":[[[1],{"$":"undefined"}],[[2],{"$":"undefined"}],'
+        '[[1],{"$":"undefined"}]]}',
         '{"$":"object","class":"Point","v":[["x",1],["y",2]]}',
+        '[{"$":"function","v":"inner"}]',
     ]
 
 

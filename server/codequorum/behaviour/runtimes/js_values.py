@@ -3,7 +3,8 @@
 A value is a JSON tree: null, booleans, strings, finite numbers other than -0 and arrays
 as themselves, everything else ``{"$": tag, ...}`` (NaN and -0 as ``number``, undefined,
 bigint, map and set with sorted entries, object with sorted keys and its class, date,
-regexp, typed arrays, holes, cycles, a generator's items, ...; as an input only,
+regexp, typed arrays, holes, cycles, a generator's items, a returned function's answers
+to the harness's probe calls, ...; as an input only,
 ``template``: the strings array a tagged template gives its tag,
 ``{"$": "template", "v": cooked, "raw": raw}``, and ``source``: a function's text, made in
 the version's context). Two values are equal when their trees
@@ -134,6 +135,8 @@ def show(tree: Any) -> str:
         return str(v)
     if tag == "promise":
         return "a promise still pending" if v == "pending" else "a promise"
+    if tag == "function":
+        return _function(tree)
     if tag == "generator":  # what it yields, as a spread shows it
         more = ", …" if tree.get("more") else ""
         raised = f", then throws {tree['raised']}" if tree.get("raised") else ""
@@ -145,6 +148,20 @@ def show(tree: Any) -> str:
                           for x in v)
         return f"new {'Map' if tag == 'map' else 'Set'}([{inner}])"
     return json.dumps(tree)
+
+
+def _function(tree: dict[str, Any]) -> str:
+    """A returned function by what its probe calls gave (``a function: (1) => 2, (2) =>
+    throws TypeError``), another by its name."""
+    calls = tree.get("calls")
+    if not isinstance(calls, list):
+        return f"function {tree.get('v') or '(anonymous)'}"
+    said = []
+    for call in calls:
+        args = "(" + ", ".join(show(a) for a in call[0]) + ")"
+        said.append(f"{args} => throws {call[2]}" if len(call) > 2 else
+                    f"{args} => {show(call[1])}")
+    return "a function: " + ", ".join(said)
 
 
 def _string(text: str) -> str:

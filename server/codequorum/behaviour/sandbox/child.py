@@ -330,6 +330,8 @@ def canonical_repr(value: Any, depth: int = 0, objects: bool = False) -> str:
         fast = _leaves_repr(value, t)
         if fast is not None:
             return fast
+    if t is doctest_run.Returned:  # a returned function, as what its probe calls gave
+        return str(value.text(lambda v: canonical_repr(v, depth + 1, objects)))
     if objects and t.__repr__ is object.__repr__:  # type: ignore[comparison-overlap]
         state = getattr(value, "__dict__", None)
         name = f"{t.__module__}.{t.__qualname__}"

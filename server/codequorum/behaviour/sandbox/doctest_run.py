@@ -1,5 +1,5 @@
 """Child side: a docstring example run as doctest runs it, and results that are iterators
-consumed (stdlib only; the sandbox child loads this file by path).
+consumed or functions called (stdlib only; the sandbox child loads this file by path).
 
 An ``example`` test holds the example's own code (``source``) and the examples before it
 in its docstring (``setup``). Like doctest, the example runs in a copy of its module's
@@ -9,6 +9,12 @@ example), then the example itself in ``single`` mode, so an expression shows its
 on the captured output. What the example shows is its value: the text printed, and the
 canonical repr of an expression's value (an iterator or an async generator shown as the
 list of its first :data:`MAX_ITEMS` items, a coroutine as what it returns: :func:`driven`).
+
+A function a version returns (``once(f)``, ``memoize(f)``, ``adder(3)``) is shown by what
+it does, not by its name: :func:`probed` calls it on :data:`PROBES` and keeps what each
+call gave. Two versions whose returned functions answer alike return the same thing
+(``wrapper`` and ``inner`` alike); a ``once`` that calls ``f`` again differs from one that
+does not.
 """
 
 from __future__ import annotations
@@ -55,11 +61,88 @@ def driven(awaitable: Any) -> Any:
                                "coroutines without an event loop")
 
 
-def consumed(value: Any) -> Any:
+#: The arguments a returned function is called with, one call each (every parameter
+#: without a default given the same value): the first again last, so that a function
+#: that remembers (``once``, a cache, a counter) answers differently from one that
+#: does not.
+PROBES = (1, 2, 1)
+#: Most parameters a probe fills.
+MAX_ARITY = 3
+
+
+def is_made_function(value: Any) -> bool:
+    """A function written in Python (a ``def`` or ``lambda``, bound or partially applied):
+    what a version makes and returns, never a builtin or a class."""
+    if isinstance(value, types.MethodType):
+        value = value.__func__
+    partial = sys.modules.get("functools")
+    if partial is not None and isinstance(value, partial.partial):
+        return is_made_function(value.func)
+    return isinstance(value, types.FunctionType)
+
+
+def arity(fn: Any) -> int:
+    """How many positional arguments a probe gives ``fn``: its parameters without a
+    default (one for ``*args`` alone), at most :data:`MAX_ARITY`."""
+    bound = 0
+    partial = sys.modules.get("functools")
+    if partial is not None and isinstance(fn, partial.partial):
+        bound, fn = len(fn.args), fn.func
+    if isinstance(fn, types.MethodType):
+        bound, fn = bound + 1, fn.__func__
+    code = fn.__code__
+    wanted: int = code.co_argcount - len(fn.__defaults__ or ()) - bound
+    if wanted <= 0 and code.co_flags & 0x04:  # CO_VARARGS
+        wanted = 1
+    return min(max(wanted, 0), MAX_ARITY)
+
+
+class Returned:
+    """A returned function as the calls :func:`probed` made: ``(args, value)`` where it
+    returned, ``(args, None, name)`` where it raised ``name``."""
+
+    __slots__ = ("calls",)
+
+    def __init__(self, calls: list[tuple[Any, ...]]) -> None:
+        self.calls = calls
+
+    def text(self, shown: Callable[[Any], str]) -> str:
+        """``<function: (1) -> 2, (2) -> raises TypeError>``; ``shown`` writes a value."""
+        parts = []
+        for call in self.calls:
+            args = ", ".join(map(repr, call[0]))
+            said = f"raises {call[2]}" if len(call) > 2 else (
+                "<function>" if is_made_function(call[1]) else shown(call[1]))
+            parts.append(f"({args}) -> {said}")
+        return "<function: " + ", ".join(parts) + ">"
+
+    def __repr__(self) -> str:
+        return self.text(repr)
+
+
+def probed(fn: Any) -> Returned:
+    """``fn`` called on each of :data:`PROBES` (inside the test's clock and trace, as a
+    caller of the returned function would run it); an exception is kept by its class
+    name only (its message names the function, which versions name as they like)."""
+    calls: list[tuple[Any, ...]] = []
+    width = arity(fn)
+    for probe in PROBES:
+        args = (probe,) * width
+        try:
+            calls.append((args, consumed(fn(*args), probe=False)))
+        except Exception as exc:  # the version's own error is what the call gave
+            calls.append((args, None, type(exc).__name__))
+    return Returned(calls)
+
+
+def consumed(value: Any, probe: bool = True) -> Any:
     """``value``, the result of a coroutine, or the list of an iterator's (or an async
-    generator's) first :data:`MAX_ITEMS` items."""
+    generator's) first :data:`MAX_ITEMS` items; with ``probe``, a function a version made
+    as what it gave on each probe (:func:`probed`)."""
+    if probe and is_made_function(value):
+        return probed(value)
     if isinstance(value, types.CoroutineType):
-        return consumed(driven(value))
+        return consumed(driven(value), probe)
     if isinstance(value, types.AsyncGeneratorType):
         items: list[Any] = []
         while len(items) < MAX_ITEMS:

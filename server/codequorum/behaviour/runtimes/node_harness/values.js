@@ -6,7 +6,8 @@
 // Canonical form (``codequorum.behaviour.runtimes.js_values`` reads it): JSON null,
 // booleans, strings, finite numbers other than -0 and arrays as themselves; everything
 // else an object ``{"$": tag, ...}``: number (NaN, -0, Infinity, -Infinity), undefined,
-// bigint, symbol, function, hole, object (keys sorted; ``class`` for a class instance),
+// bigint, symbol, function (a returned one by the calls ``probed`` made), hole, object
+// (keys sorted; ``class`` for a class instance),
 // map and set (entries sorted by their canonical text), date, regexp, error, promise,
 // typed arrays and ArrayBuffer (by their name), boxed, cycle (how many levels up),
 // truncated (past the depth, item or character budget, or a whole text past 1 MiB). An
@@ -94,8 +95,16 @@
   }
 
   function push(list, item) { apply(arrayPush, list, [item]); }
-  function written(value) {
-    const out = JSONstringify(canon(value, []));
+  // ``probe``: a function the value is (a version's result) is shown by what it does.
+  function written(value, probe) {
+    probing = probe === true;
+    let tree;
+    try {
+      tree = canon(value, []);
+    } finally {
+      probing = false;
+    }
+    const out = JSONstringify(tree);
     return out.length > MAX_TEXT ? JSONstringify({ $: 'truncated', length: out.length }) : out;
   }
   function byText(a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0; }
@@ -130,7 +139,9 @@
     if (t === 'undefined') return { $: 'undefined' };
     if (t === 'bigint') return { $: 'bigint', v: StringFn(value) };
     if (t === 'symbol') return { $: 'symbol', v: text(StringFn(value.description)) };
-    if (t === 'function') return { $: 'function', v: fnName(value) };
+    if (t === 'function') {
+      return probing && !stack.length ? probed(value) : { $: 'function', v: fnName(value) };
+    }
     for (let i = 0; i < stack.length; i++) {
       if (stack[i] === value) return { $: 'cycle', v: stack.length - i };
     }
@@ -140,6 +151,39 @@
     } finally {
       stack.length -= 1;
     }
+  }
+
+  // A function a version returns (``once(f)``, ``memoize(f)``, ``adder(3)``) is shown by
+  // what it does, not by its name: ``{"$": "function", "calls": [[args, value], ...]}``,
+  // ``[args, null, name]`` where a call threw ``name``. It is called on each of PROBES,
+  // every parameter given the probe (one when it declares none: a rest parameter), the
+  // first again last, so that one that remembers (``once``, a cache, a counter) answers
+  // differently from one that does not. A function inside what a probe gives is only a
+  // function, and one inside the returned value (a method of an object) is not called.
+  const PROBES = [1, 2, 1];
+  const MAX_ARITY = 3;
+  let probing = false;
+  function probed(fn) {
+    probing = false;
+    let width = 1;
+    try {
+      const n = fn.length;
+      if (typeof n === 'number' && n > 1) width = n < MAX_ARITY ? n : MAX_ARITY;
+    } catch (e) { /* a length getter of the version's that throws */ }
+    const calls = [];
+    for (let i = 0; i < PROBES.length; i++) {
+      const args = [];
+      for (let j = 0; j < width; j++) push(args, PROBES[i]);
+      let value;
+      try {
+        value = apply(fn, undefined, args);
+      } catch (err) {
+        push(calls, [args, null, excType(err)]);
+        continue;
+      }
+      push(calls, [args, canon(value, [])]);
+    }
+    return { $: 'function', calls };
   }
 
   // Sorted entries; null when there are more than the item budget holds.
@@ -583,7 +627,7 @@
       settled = null;
       apply(promiseThen, result, [
         function (value) {
-          settled = JSONstringify({ output: written(value), printed });
+          settled = JSONstringify({ output: written(value, true), printed });
         },
         function (err) {
           settled = JSONstringify({ exc_type: excType(err), exc_message: excMessage(err),
@@ -592,7 +636,7 @@
       ]);
       return JSONstringify({ awaiting: true });
     }
-    return JSONstringify({ output: written(result), printed });
+    return JSONstringify({ output: written(result, true), printed });
   }
 
   let settled = null;
