@@ -1161,3 +1161,50 @@ def test_a_returned_function_is_compared_by_what_it_does() -> None:
     assert [(report.outcomes[c][one] or ("",))[0] for c in range(3)] == [
         "<function: (1) -> 1, (2) -> 2, (1) -> 1>"] * 2 + [
         "<function: (1) -> 2, (2) -> 3, (1) -> 2>"]
+
+
+ONCE = '''from typing import Callable
+
+
+def once(fn: Callable[[int], int]) -> Callable[[int], int]:
+    """``fn`` called on the first call only; later calls give what it gave then."""
+    kept: list[int] = []
+
+    def wrapper(x: int) -> int:
+        if not kept:
+            kept.append(fn(x))
+        return kept[0]
+
+    return wrapper
+'''
+
+
+def test_a_function_parameter_is_given_functions_and_what_it_returns_is_called() -> None:
+    """``once`` is given the functions its ``Callable`` parameter's type says; a version
+    that calls ``fn`` again parts from the two that remember on the second call of what
+    they return (one of them names its function otherwise)."""
+    again = ONCE.replace("if not kept:\n            kept.append(fn(x))", "kept[:] = [fn(x)]")
+    assert again != ONCE
+    ss = VersionSet.from_codes("once", [ONCE, ONCE.replace("wrapper", "inner"), again],
+                               entry_point="once")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    assert [i["label"] for i in report.inputs] == ["once(lambda x, *rest: x * 2 + 1)",
+                                                   "once(lambda x, *rest: x)"]
+    assert report.output_clusters == [[0, 1], [2]]
+    assert [(o or ("",))[0] for o in report.outcomes[0]] == [
+        "<function: (1) -> 3, (2) -> 3, (1) -> 3>", "<function: (1) -> 1, (2) -> 1, (1) -> 1>"]
+    assert [v.message for v in dynamic_verdicts(report)] == [
+        "versions 1 and 3 disagree on once(lambda x, *rest: x * 2 + 1): <function: (1) -> 3, "
+        "(2) -> 3, (1) -> 3> vs <function: (1) -> 3, (2) -> 5, (1) -> 3>"]
+
+
+def test_a_parameter_the_versions_call_is_given_functions_without_a_type() -> None:
+    plain = ("def once(fn):\n    kept = []\n\n    def wrapper(*args):\n        if not kept:\n"
+             "            kept.append(fn(*args))\n        return kept[0]\n\n    return wrapper\n")
+    again = plain.replace("if not kept:\n            kept.append(fn(*args))",
+                          "kept[:] = [fn(*args)]")
+    ss = VersionSet.from_codes("once", [plain, again], entry_point="once")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    assert [i["label"] for i in report.inputs][:2] == ["once(lambda x, *rest: x * 2 + 1)",
+                                                       "once(lambda x, *rest: x)"]
+    assert report.output_clusters == [[0], [1]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from codequorum.behaviour.edge_values import edge_args, edge_values
+from codequorum.behaviour.sandbox.protocol import Lambda
 
 
 def test_strings_carry_markup_quotes_unicode_and_whitespace() -> None:
@@ -65,3 +66,19 @@ def test_dates_include_the_sandboxs_today_and_the_days_either_side() -> None:
                                                now + day, now - day]
     union = edge_values(("union", ("date",), ("datetime",)))
     assert (now + day).date() in union and now + day in union
+
+
+def test_a_function_parameter_is_given_a_function_made_for_what_it_returns_then_the_identity(
+        ) -> None:
+    assert edge_values(("callable", ("int",), 1)) == [Lambda("lambda x, *rest: x * 2 + 1"),
+                                                      Lambda("lambda x, *rest: x")]
+    assert edge_values(("callable", ("str",), 2))[0] == Lambda("lambda x, *rest: f'<{x}>'")
+    # nothing said of what it returns, or a union: the identity, which takes anything
+    assert edge_values(("callable", None, 1)) == [Lambda("lambda x, *rest: x")]
+    assert edge_values(("callable", ("union", ("int",), ("none",)), 1)) == [
+        Lambda("lambda x, *rest: x")]
+    assert edge_values(("callable", ("bool",), 0)) == [Lambda("lambda: True")]
+    # each made function gives other values on other arguments (a second call tells)
+    for spec in [("int",), ("float",), ("str",), ("bool",)]:
+        made = eval(edge_values(("callable", spec, 1))[0].source)
+        assert made(1) != made(2) and made(1, "more") == made(1)

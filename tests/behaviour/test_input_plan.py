@@ -53,13 +53,17 @@ def _ann(text: str) -> ast.expr:
         ("t.SupportsIndex", "int"),
         ("cabc.Mapping[int, str | None]", "dict[int, str | None]"),
         ("collections.abc.Sequence[float]", "list[float]"),
+        ("Callable[[int], int]", "Callable[..., int]"),
+        ("typing.Callable[[], str]", "Callable[[], str]"),
+        ("Callable[..., Any]", "Callable[..., str | int | float | list[int] | None]"),
+        ("Callable", "Callable[..., ?]"),
     ],
 )
 def test_annotations_resolve_statically(annotation: str, expected: str) -> None:
     assert spec_text(resolve_annotation(_ann(annotation))) == expected
 
 
-@pytest.mark.parametrize("annotation", ["MyClass", "Callable[[int], int]", "os.PathLike", "f()"])
+@pytest.mark.parametrize("annotation", ["MyClass", "Callable[int]", "os.PathLike", "f()"])
 def test_unknown_annotations_resolve_to_none(annotation: str) -> None:
     assert resolve_annotation(_ann(annotation)) is None
 

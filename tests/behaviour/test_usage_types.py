@@ -323,3 +323,16 @@ def test_a_parameter_passed_to_a_helper_is_what_the_helpers_parameter_is() -> No
     rebound = ast.parse("def f(p):\n    is_prime = str\n    return is_prime(p)\n").body[0]
     assert isinstance(rebound, ast.FunctionDef)
     assert usage_spec([rebound], "p", helpers=helpers) is None
+
+
+def test_a_parameter_that_is_called_or_mapped_is_a_function() -> None:
+    function = ("callable", ("int",), 1)
+    assert _spec("return p(1) + 1") == function
+    assert _spec("def inner(*a):\n    return p(*a)\nreturn inner") == function
+    assert _spec("return list(map(p, xs))", params="p, xs") == function
+    assert _spec("return list(filter(p, xs))", params="p, xs") == function
+    assert _spec("return functools.reduce(p, xs)", params="p, xs") == function
+    # read inside a function that is mapped: what that function does with it
+    assert _spec("return list(map(lambda x: x * p, xs))", params="p, xs") == ("int",)
+    # a called one outranks what else a version does with it
+    assert _spec("return p(1)", "return p + 1") == function

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from codequorum.behaviour.sandbox.fixed_world import NOW
+from codequorum.behaviour.sandbox.protocol import Lambda
 
 #: A resolved annotation (``("int",)``, ``("list", ("str",))``...): see ``test_inputs``.
 Spec = tuple[Any, ...]
@@ -53,6 +54,24 @@ TIME_EDGES: dict[str, tuple[Any, ...]] = {
                  dt.datetime(2000, 1, 1), dt.datetime(1999, 12, 31, 12, 30),
                  dt.datetime(1970, 1, 1), dt.datetime(2000, 1, 1, 0, 0, 0, 1)),
 }
+#: The functions a ``Callable`` parameter is given, by the kind its functions return (a
+#: ``None`` key: no return type said), for one parameter: each gives distinct values on
+#: distinct arguments where its kind allows (a version that calls it again, or with other
+#: arguments, gives other values), and takes more arguments than it reads. The identity
+#: follows, which every argument type takes.
+CALLABLE_SOURCES: dict[str | None, str] = {
+    "int": "lambda x, *rest: x * 2 + 1",
+    "float": "lambda x, *rest: x * 2 + 0.5",
+    "str": "lambda x, *rest: f'<{x}>'",
+    "bool": "lambda x, *rest: bool(x) and x != 2",
+    "none": "lambda *args: None",
+}
+IDENTITY_SOURCE = "lambda x, *rest: x"
+#: For a function of no parameters (``Callable[[], T]``): a value of the kind each time.
+NO_ARGUMENT_SOURCES: dict[str | None, str] = {
+    "int": "lambda: 7", "float": "lambda: 0.5", "str": "lambda: 'x'", "bool": "lambda: True",
+    "none": "lambda: None",
+}
 #: How many edge values of an element type go into a container's edges.
 _ELEMENTS = 2
 
@@ -82,7 +101,20 @@ def edge_values(spec: Spec) -> list[Any]:
         return [tuple(p[0] for p in parts), tuple(p[-1] for p in parts)]
     if kind == "union":
         return [v for s in spec[1:] for v in edge_values(s)[:3]]
+    if kind == "callable":
+        return [Lambda(s) for s in callable_sources(spec)]
     return []
+
+
+def callable_sources(spec: Spec) -> list[str]:
+    """The texts of the functions a ``("callable", returns, arity)`` parameter is given:
+    one made for what it returns, then the identity (a function of no parameters: a
+    value only)."""
+    returns = spec[1][0] if spec[1] is not None and spec[1][0] != "union" else None
+    if spec[2] == 0:
+        return [NO_ARGUMENT_SOURCES.get(returns, "lambda: 7")]
+    made = CALLABLE_SOURCES.get(returns)
+    return [made, IDENTITY_SOURCE] if made is not None else [IDENTITY_SOURCE]
 
 
 def _hashable(value: Any) -> bool:

@@ -130,8 +130,9 @@ DEFAULT_SIZES: tuple[int, ...] = (8, 64, 512)
 TypeSpec = tuple[Any, ...]
 """A resolved annotation: ``("int",)``, ``("float",)``, ``("bool",)``, ``("str",)``,
 ``("none",)``, ``("list", T)``, ``("set", T)``, ``("dict", K, V)``, ``("tuple", T1, ...)``,
-``("tuple*", T)`` (variable length), ``("union", T1, T2, ...)``, or ``datetime``'s
-``("timedelta",)``, ``("date",)``, ``("datetime",)`` (naive)."""
+``("tuple*", T)`` (variable length), ``("union", T1, T2, ...)``, ``datetime``'s
+``("timedelta",)``, ``("date",)``, ``("datetime",)`` (naive), or a function's
+``("callable", R, arity)`` (``R`` what it returns, None when unsaid)."""
 
 _SCALARS = {"int": ("int",), "float": ("float",), "bool": ("bool",), "str": ("str",),
             "SupportsIndex": ("int",), "SupportsInt": ("int",), "SupportsFloat": ("float",),
@@ -200,6 +201,8 @@ def resolve_annotation(node: ast.expr | None) -> TypeSpec | None:
             return ("dict", ("str",), ("int",))
         if name in _TUPLE_NAMES:
             return ("tuple*", ("int",))
+        if name == "Callable":
+            return ("callable", None, 1)
         return None
     if isinstance(node, ast.Subscript):
         base = _name_of(node.value)
@@ -221,6 +224,8 @@ def resolve_annotation(node: ast.expr | None) -> TypeSpec | None:
             if any(p is None for p in parts):
                 return None
             return ("tuple", *parts)
+        if base == "Callable" and len(items) == 2:
+            return _callable(items[0], items[1])
         if base == "Optional" and len(items) == 1:
             inner = resolve_annotation(items[0])
             return None if inner is None else ("union", inner, ("none",))
@@ -230,6 +235,13 @@ def resolve_annotation(node: ast.expr | None) -> TypeSpec | None:
                 return None
             return ("union", *parts)
     return None
+
+
+def _callable(parameters: ast.expr, returns: ast.expr) -> TypeSpec:
+    """``Callable[[T1, T2], R]`` -> ``("callable", R, 2)``; ``Callable[..., R]`` takes one
+    argument (what most such functions are given)."""
+    arity = len(parameters.elts) if isinstance(parameters, ast.List) else 1
+    return ("callable", resolve_annotation(returns), arity)
 
 
 def spec_of_value(value: Any) -> TypeSpec | None:
@@ -278,6 +290,8 @@ def spec_text(spec: TypeSpec | None) -> str:
         return f"tuple[{spec_text(spec[1])}, ...]"
     if kind == "tuple":
         return "tuple[" + ", ".join(spec_text(s) for s in spec[1:]) + "]"
+    if kind == "callable":
+        return f"Callable[{'[]' if spec[2] == 0 else '...'}, {spec_text(spec[1])}]"
     return " | ".join(spec_text(s) for s in spec[1:])
 
 
@@ -388,6 +402,8 @@ def _strategy(spec: TypeSpec, max_size: int, inner: bool = False) -> Any:
         return st.lists(_strategy(spec[1], max_size, True), max_size=max_size).map(tuple)
     if kind == "tuple":
         return st.tuples(*[_strategy(s, max_size, True) for s in spec[1:]])
+    if kind == "callable":
+        return st.sampled_from(edge_values(spec))
     return st.one_of(*[_strategy(s, max_size, inner) for s in spec[1:]])
 
 
@@ -435,6 +451,8 @@ def _scalar_value(spec: TypeSpec, rng: random.Random) -> Any:
     if kind in ("date", "datetime"):
         start = dt.datetime(2000, 1, 1) + dt.timedelta(seconds=rng.randint(0, 10**9))
         return start if kind == "datetime" else start.date()
+    if kind == "callable":
+        return edge_values(spec)[0]
     return sized_value(spec, 4, rng)
 
 
@@ -487,7 +505,8 @@ def default_value(spec: TypeSpec | None) -> Any:
         "timedelta": dt.timedelta(seconds=90),
         "date": dt.date(2000, 1, 1),
         "datetime": dt.datetime(2000, 1, 1),
-    }.get(kind, sized_value(spec, 2, random.Random(0)) if kind == "tuple" else None)
+    }.get(kind, sized_value(spec, 2, random.Random(0)) if kind in ("tuple", "callable")
+          else None)
 
 
 def scaling_args(

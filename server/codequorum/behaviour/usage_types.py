@@ -29,6 +29,10 @@ Each use is a vote for a kind, and the strongest kind any version's use asks for
   ``q.items()``, ``x`` of ``enumerate(q)``), with ``q[i]`` or ``q[i] + q[j]``, or ``p in
   q``, ``q.count(p)``, ``q.index(p)``, ``q.append(p)``, ``q.insert(i, p)``;
 - a sum is what its terms are: ``tuple(a + b)`` asks a sequence of both;
+- a function: ``p(...)``, ``map(p, xs)``, ``filter(p, xs)``, ``reduce(p, xs)`` and the
+  other library functions that take a function first (it is given the functions
+  :mod:`codequorum.behaviour.edge_values` makes for a ``Callable``: one of a number, then
+  the identity);
 - an argument of a helper (a function of the module or of the version: ``is_prime(n)``)
   is what the helper's own uses of its parameter ask for, :data:`HELPER_DEPTH` deep.
 
@@ -103,12 +107,13 @@ _LIBRARY: dict[str, dict[str, tuple[str | None, ...]]] = {
         **{f: _LIST for f in ("cycle", "accumulate", "groupby", "pairwise")},
         **{f: _LIST * 4 for f in ("chain", "zip_longest", "product")},
         "islice": ("list", "int", "int", "int"), "compress": ("list", "list"),
-        **{f: (None, "list") for f in ("starmap", "dropwhile", "takewhile", "filterfalse")},
+        **{f: ("callable", "list") for f in ("starmap", "dropwhile", "takewhile",
+                                             "filterfalse")},
     },
     "statistics": {f: _LIST for f in ("mean", "median", "mode", "stdev", "variance",
                                       "fmean", "multimode", "pstdev", "pvariance")},
     "collections": {"deque": _LIST, "Counter": _LIST},
-    "functools": {"reduce": (None, "list")},
+    "functools": {"reduce": ("callable", "list")},
     "random": {"sample": _LIST_COUNT, "choice": _LIST, "shuffle": _LIST, "choices": _LIST},
     "heapq": {"heapify": _LIST, "heappop": _LIST, "heappush": _LIST, "heappushpop": _LIST,
               "nlargest": ("int", "list"), "nsmallest": ("int", "list")},
@@ -118,7 +123,7 @@ _RE_SEARCH = ("str", "str")
 _RE_SUB = ("str", None, "str")
 #: Calls whose argument at a position asks for a kind (None: nothing telling).
 _ARGUMENT_KINDS: dict[str, tuple[str | None, ...]] = {
-    "map": (None, "list", "list", "list"), "filter": (None, "list"),
+    "map": ("callable", "list", "list", "list"), "filter": ("callable", "list"),
     "str": ("int",), "ord": ("str",), "re.compile": ("str",),
     **{name: kinds for module, functions in _LIBRARY.items() for f, kinds in functions.items()
        for name in (f, f"{module}.{f}")},
@@ -130,9 +135,10 @@ _ARGUMENT_KINDS: dict[str, tuple[str | None, ...]] = {
 #: a version may swap the two (``heapq.nlargest(nums, k)``), and a list would outrank ``k``.
 _COUNT_FIRST = frozenset({"heapq.nlargest", "heapq.nsmallest", "nlargest", "nsmallest"})
 #: The kinds in the order a stronger use overrides a weaker one.
-_RANK = {"int": 1, "float": 2, "list": 3, "str": 4, "dict": 5}
+_RANK = {"int": 1, "float": 2, "list": 3, "str": 4, "dict": 5, "callable": 6}
 _SPECS: dict[str, Spec] = {"int": ("int",), "float": ("float",), "list": ("list", ("int",)),
-                           "str": ("str",), "dict": ("dict", ("str",), ("int",))}
+                           "str": ("str",), "dict": ("dict", ("str",), ("int",)),
+                           "callable": ("callable", ("int",), 1)}
 
 
 def _is(node: ast.AST | None, name: str) -> bool:
@@ -282,6 +288,9 @@ def _argument_votes(node: ast.Call, name: str, scope: Scope) -> Iterator[str]:
     for i, arg in enumerate(node.args):
         if isinstance(arg, ast.Starred) and _is(arg.value, name):
             yield "list"
+        elif i < len(kinds) and kinds[i] == "callable":
+            if _is(arg, name):  # the function itself, not one that reads it
+                yield "callable"
         elif _holds(arg, name) and i < len(kinds) and kinds[i] is not None:
             yield str(kinds[i])
     if any(k.arg is None and _is(k.value, name) for k in node.keywords):
@@ -354,6 +363,8 @@ def _votes(node: ast.AST, name: str, scope: Scope) -> Iterable[str]:
         yield "list"
     elif isinstance(node, ast.Compare):
         yield from _compare_votes(node, name)
+    elif isinstance(node, ast.Call) and _is(node.func, name):
+        yield "callable"
     elif isinstance(node, ast.Call):
         yield from _call_votes(node, name, scope)
     elif isinstance(node, ast.Dict) and any(

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codequorum.behaviour.sandbox import protocol
+from codequorum.behaviour.sandbox import child, protocol
 
 literals = st.recursive(
     st.none()
@@ -140,3 +140,16 @@ def test_datetimes_values_cross_tagged_and_a_time_zone_or_a_forged_one_does_not(
                    {"$": "timedelta", "v": ["9" * 5000, 0, 0]}, {"$": "datetime", "v": None}):
         with pytest.raises(protocol.ProtocolError, match="malformed value"):
             protocol.decode_untrusted(forged)
+
+
+def test_a_function_crosses_as_its_text_and_only_the_child_makes_it() -> None:
+    made = protocol.Lambda("lambda x, *rest: x * 2 + 1")
+    data = protocol.encode_value((made, [made]))
+    assert data == {"$": "tuple", "v": [{"$": "lambda", "v": made.source},
+                                        [{"$": "lambda", "v": made.source}]]}
+    # the parent reads the text back, never a function
+    assert protocol.decode_untrusted(data) == (made, [made])
+    assert repr(protocol.decode_value(data)[0]) == "lambda x, *rest: x * 2 + 1"
+    fn, [same] = protocol.decode_value(data, child.made_function)
+    assert fn(3) == same(3) == 7 and fn.__code__.co_filename == "<input>"
+    assert protocol.Lambda("lambda: 1") != protocol.Lambda("lambda: 2")

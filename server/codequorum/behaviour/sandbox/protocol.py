@@ -17,7 +17,9 @@ by :func:`encode_value`: ``None``, ``bool``, ``int``, ``float`` (NaN and infinit
 too), ``str``, ``list`` as plain JSON; ``tuple``, ``set``, ``frozenset``, ``dict`` (any
 literal keys), ``bytes``, ``bytearray`` and ``complex`` as ``{"$": tag, "v": ...}``, and
 ``datetime``'s ``timedelta`` (days, seconds, microseconds), ``date`` and naive ``datetime``
-(ISO text) the same way (``datetime`` is imported only where such a value is decoded).
+(ISO text) the same way (``datetime`` is imported only where such a value is decoded), and a
+function an input passes as its source, ``{"$": "lambda", "v": "lambda x: x * 2 + 1"}``
+(:class:`Lambda`: text in the parent, made into a function in the child only).
 Anything else is refused in the parent with :class:`TypeError`.
 """
 
@@ -32,6 +34,7 @@ import struct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 VERSION = 1
@@ -172,6 +175,8 @@ def encode_value(value: Any) -> Any:
     timed = _encode_time(value)
     if timed is not None:
         return timed
+    if type(value) is Lambda:
+        return {"$": "lambda", "v": value.source}
     raise TypeError(f"test value of type {type(value).__name__} is not a literal")
 
 
@@ -207,6 +212,26 @@ MAX_PLAIN_DEPTH = 32
 MAX_PLAIN_STR = 1 << 20
 _PLAIN_SCALARS = (type(None), bool, int, float, str, bytes, bytearray, complex)
 _PLAIN_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+class Lambda:
+    """A function an input passes (a ``Callable`` parameter's), as the text of a
+    ``lambda``: what a label shows. The parent holds only the text; the child makes the
+    function (:func:`decode_value` with ``make``), inside the sandbox."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Lambda and other.source == self.source
+
+    def __hash__(self) -> int:
+        return hash(("lambda", self.source))
+
+    def __repr__(self) -> str:
+        return self.source
 
 
 class Opaque:
@@ -271,10 +296,12 @@ def encode_plain(value: Any, fallback: str | None = None) -> Any:
     return {"$": "repr", "v": text[:MAX_PLAIN_STR]}
 
 
-def decode_value(data: Any) -> Any:
-    """Tagged JSON-safe data -> the Python value :func:`encode_value` was given."""
+def decode_value(data: Any, make: Callable[[str], Any] | None = None) -> Any:
+    """Tagged JSON-safe data -> the Python value :func:`encode_value` was given; a
+    function an input passes is its :class:`Lambda`, or what ``make`` makes of its text
+    (the child's, which evaluates it)."""
     if isinstance(data, list):
-        return [decode_value(v) for v in data]
+        return [decode_value(v, make) for v in data]
     if not isinstance(data, dict):
         return data
     tag = data.get("$")
@@ -282,13 +309,13 @@ def decode_value(data: Any) -> Any:
     if tag == "float":
         return float(str(v))
     if tag == "tuple":
-        return tuple(decode_value(x) for x in v)
+        return tuple(decode_value(x, make) for x in v)
     if tag == "set":
-        return {decode_value(x) for x in v}
+        return {decode_value(x, make) for x in v}
     if tag == "frozenset":
-        return frozenset(decode_value(x) for x in v)
+        return frozenset(decode_value(x, make) for x in v)
     if tag == "dict":
-        return {decode_value(k): decode_value(x) for k, x in v}
+        return {decode_value(k, make): decode_value(x, make) for k, x in v}
     if tag == "bytes":
         return bytes.fromhex(str(v))
     if tag == "bytearray":
@@ -300,6 +327,8 @@ def decode_value(data: Any) -> Any:
         return Opaque(str(v))
     if tag in TIME_TAGS:
         return _decode_time(str(tag), v)
+    if tag == "lambda":
+        return Lambda(str(v)) if make is None else make(str(v))
     raise ProtocolError(f"unknown value tag {tag!r}")
 
 
