@@ -22,7 +22,7 @@ SmolLM2-135M is a tiny model: the figures show the plumbing on real generations,
 good the recommendation is on a strong model.
 
     .venv/bin/python bench/bench_js_humaneval.py [--tasks 164] [--versions 10] [--jobs 2]
-    .venv/bin/python bench/bench_js_humaneval.py --smoke   # two tasks, two versions
+    .venv/bin/python bench/bench_js_humaneval.py --smoke   # one task, two versions
 """
 
 from __future__ import annotations
@@ -204,9 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", type=Path, default=RESULTS / "js_humaneval_smollm2.jsonl")
     ap.add_argument("--no-generate", action="store_true",
                     help="score only the tasks already in the set file")
-    ap.add_argument("--smoke", action="store_true", help="two tasks, two versions")
+    ap.add_argument("--smoke", action="store_true", help="one task, two versions")
     args = ap.parse_args(argv)
-    chosen, left = tasks(args.tasks if not args.smoke else 2)
+    chosen, left = tasks(args.tasks if not args.smoke else 1)
     print(f"{len(chosen)} problems translated; {len(left)} left out: "
           + "; ".join(f"{t} ({why})" for t, why in left.items()))
     if find_node() is None:

@@ -13,7 +13,9 @@ fi
 .venv/bin/python -m pip install --quiet --no-deps -r bench/requirements.txt
 # The tests start the language server, the CLI and the MCP server a few hundred times: each
 # start reads the package's compiled modules instead of compiling them again (an editable
-# install compiles nothing, and a machine that sets PYTHONDONTWRITEBYTECODE keeps nothing).
+# install compiles nothing), and pytest keeps the test modules it rewrote for its assertions
+# (each worker rewrote all of them, 20 seconds, on a machine that sets PYTHONDONTWRITEBYTECODE).
+unset PYTHONDONTWRITEBYTECODE
 .venv/bin/python -m compileall -q -j 0 -x /fixtures/ server/codequorum tests bench > /dev/null
 mkdir -p .cache
 # A step that fails ends the run: what still runs beside it ends with it.
@@ -54,6 +56,20 @@ if [ -f package-lock.json ]; then
   { npm ci --no-audit --no-fund && npm test && npm run package; } > .cache/js-client.log 2>&1 &
   js_client=$!
 fi
+# What every test would otherwise compile on first use, compiled once beside the checks: the
+# portable sandbox's interpreter (CPython for WASI) and its harness, the tree edit distance's
+# numba kernels, which the first command of the README compiles into the package's cache (each
+# process that started before they were cached compiled them again), and the test modules as
+# pytest rewrites them (collected once here, both workers read them).
+export CODEQUORUM_WASM_CACHE="${CODEQUORUM_WASM_CACHE:-$(mktemp -d)}"
+warm_caches() {
+  .venv/bin/python -c "from codequorum.behaviour.sandbox.portable import interpreter as i
+print('portable sandbox ready:', i.harness_bundle(i.compiled_module()))"
+  .venv/bin/codequorum demo > /dev/null && echo "numba kernels compiled (codequorum demo ran)"
+  .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider | tail -1
+}
+warm_caches > .cache/warm.log 2>&1 &
+warm=$!
 # awaited PID LOG: wait for a background step and print what it wrote.
 awaited() {
   wait "$1" || true
@@ -67,6 +83,7 @@ awaited() {
 .venv/bin/python scripts/generate --check
 awaited "$packages" .cache/packages.log
 awaited "$real_model" .cache/real-model.log
+awaited "$warm" .cache/warm.log
 if [ -n "$js_client" ]; then
   js_status=0
   wait "$js_client" || js_status=$?
@@ -94,8 +111,7 @@ if [ -n "$js_client" ] && [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
 fi
 # The Python tests on two workers (pytest-xdist): most of their time is spent waiting on
 # sandboxes, servers and subprocesses, and a worker that runs out of tests takes some of the
-# other's, so both end together. The portable sandbox's interpreter is compiled once for both.
-export CODEQUORUM_WASM_CACHE="${CODEQUORUM_WASM_CACHE:-$(mktemp -d)}"
+# other's, so both end together.
 .venv/bin/python -m pytest -q -n 2 --dist worksteal --durations=15 -p no:cacheprovider
 if [ -n "$e2e" ]; then
   e2e_status=0
