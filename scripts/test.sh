@@ -109,9 +109,9 @@ if [ -n "$js_client" ] && [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
   e2e_vscode > .cache/e2e-vscode.log 2>&1 &
   e2e=$!
 fi
-# The Python tests on two workers (pytest-xdist): most of their time is spent waiting on
-# sandboxes, servers and subprocesses, and a worker that runs out of tests takes some of the
-# other's, so both end together.
+# The Python tests on two workers (pytest-xdist), one a processor: their time goes to the
+# sandboxes, servers and subprocesses they start, and a worker that runs out of tests takes
+# some of the other's, so both end together.
 .venv/bin/python -m pytest -q -n 2 --dist worksteal --durations=15 -p no:cacheprovider
 if [ -n "$e2e" ]; then
   e2e_status=0
