@@ -70,26 +70,28 @@ PROBES = (1, 2, 1)
 MAX_ARITY = 3
 
 
-def is_made_function(value: Any) -> bool:
-    """A function written in Python (a ``def`` or ``lambda``, bound or partially applied):
-    what a version makes and returns, never a builtin or a class."""
-    if isinstance(value, types.MethodType):
-        value = value.__func__
-    partial = sys.modules.get("functools")
-    if partial is not None and isinstance(value, partial.partial):
-        return is_made_function(value.func)
-    return isinstance(value, types.FunctionType)
-
-
-def arity(fn: Any) -> int:
-    """How many positional arguments a probe gives ``fn``: its parameters without a
-    default (one for ``*args`` alone), at most :data:`MAX_ARITY`."""
+def _unwrapped(fn: Any) -> tuple[Any, int]:
+    """The function under a bound method or a ``functools.partial``, and how many of its
+    positional arguments they already give."""
     bound = 0
     partial = sys.modules.get("functools")
     if partial is not None and isinstance(fn, partial.partial):
         bound, fn = len(fn.args), fn.func
     if isinstance(fn, types.MethodType):
         bound, fn = bound + 1, fn.__func__
+    return fn, bound
+
+
+def is_made_function(value: Any) -> bool:
+    """A function written in Python (a ``def`` or ``lambda``, bound or partially applied):
+    what a version makes and returns, never a builtin or a class."""
+    return isinstance(_unwrapped(value)[0], types.FunctionType)
+
+
+def arity(fn: Any) -> int:
+    """How many positional arguments a probe gives ``fn``: its parameters without a
+    default (one for ``*args`` alone), at most :data:`MAX_ARITY`."""
+    fn, bound = _unwrapped(fn)
     code = fn.__code__
     wanted: int = code.co_argcount - len(fn.__defaults__ or ()) - bound
     if wanted <= 0 and code.co_flags & 0x04:  # CO_VARARGS
