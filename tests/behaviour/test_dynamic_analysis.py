@@ -1192,10 +1192,53 @@ def test_a_function_parameter_is_given_functions_and_what_it_returns_is_called()
                                                    "once(lambda x, *rest: x)"]
     assert report.output_clusters == [[0, 1], [2]]
     assert [(o or ("",))[0] for o in report.outcomes[0]] == [
-        "<function: (1) -> 3, (2) -> 3, (1) -> 3>", "<function: (1) -> 1, (2) -> 1, (1) -> 1>"]
+        "<function: (1) -> 3, (2) -> 3, (1) -> 3; calls back (1)>",
+        "<function: (1) -> 1, (2) -> 1, (1) -> 1; calls back (1)>"]
     assert [v.message for v in dynamic_verdicts(report)] == [
         "versions 1 and 3 disagree on once(lambda x, *rest: x * 2 + 1): <function: (1) -> 3, "
-        "(2) -> 3, (1) -> 3> vs <function: (1) -> 3, (2) -> 5, (1) -> 3>"]
+        "(2) -> 3, (1) -> 3; calls back (1)> vs <function: (1) -> 3, (2) -> 5, (1) -> 3; "
+        "calls back (1), (2), (1)>"]
+
+
+MEMOIZE = '''from typing import Callable
+
+
+def memoize(fn: Callable[[int], int]) -> Callable[[int], int]:
+    """``fn`` with its answers kept: called once per argument."""
+    cache: dict[int, int] = {}
+
+    def wrapper(x: int) -> int:
+        if x not in cache:
+            cache[x] = fn(x)
+        return cache[x]
+
+    return wrapper
+'''
+MEMOIZE_LRU = '''import functools
+from typing import Callable
+
+
+def memoize(fn: Callable[[int], int]) -> Callable[[int], int]:
+    return functools.lru_cache(maxsize=None)(fn)
+'''
+#: Returns what a cache would, and calls ``fn`` on every call.
+MEMOIZE_NONE = MEMOIZE.replace("if x not in cache:", "if True:")
+
+
+def test_a_cache_is_told_from_a_wrapper_by_the_calls_its_function_gets() -> None:
+    """Three ``memoize`` return functions that answer alike; the hand-written cache and
+    ``functools.lru_cache`` call ``fn`` once per argument and agree, the one that caches
+    nothing calls it again on the third call and parts from them."""
+    ss = VersionSet.from_codes("memoize", [MEMOIZE, MEMOIZE_LRU, MEMOIZE_NONE],
+                               entry_point="memoize")
+    report = run_dynamic(ss, DynamicOptions(jobs=2))
+    assert report.output_clusters == [[0, 1], [2]]
+    assert [(o or ("",))[0] for o in report.outcomes[1]] == [
+        "<function: (1) -> 3, (2) -> 5, (1) -> 3; calls back (1), (2)>",
+        "<function: (1) -> 1, (2) -> 2, (1) -> 1; calls back (1), (2)>"]
+    assert (report.outcomes[2][0] or ("",))[0] == (
+        "<function: (1) -> 3, (2) -> 5, (1) -> 3; calls back (1), (2), (1)>")
+    assert [v.code for v in dynamic_verdicts(report)] == ["divergent-outputs"]
 
 
 def test_a_parameter_the_versions_call_is_given_functions_without_a_type() -> None:

@@ -31,3 +31,10 @@ def test_a_returned_function_shows_what_its_probe_calls_gave() -> None:
     assert show([{"$": "function", "v": "inner"}, {"$": "function", "v": ""}]) == (
         "[function inner, function (anonymous)]")
     assert shown_text('{"$":"function","calls":[[[1,1],[1]]]}') == "a function: (1, 1) => [1]"
+
+
+def test_a_returned_function_shows_what_the_function_passed_in_heard() -> None:
+    tree = {"$": "function", "calls": [[[1], {"$": "undefined"}]],
+            "heard": [[1, "a"], {"$": "throws", "v": "TypeError"}]}
+    assert show(tree) == (
+        'a function: (1) => undefined; calls back (1, "a"), throws TypeError')

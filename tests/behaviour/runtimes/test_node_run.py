@@ -230,3 +230,44 @@ def test_a_returned_function_is_compared_by_what_it_does(node_sandboxed: object)
     assert message.startswith("versions 1 and 3 disagree on once(")
     shown = show(first)
     assert f"a function: (1) => {shown}, (2) => {shown}, (1) => {shown}" in message
+
+
+DEBOUNCE = [
+    "export function debounce<T extends (...args: any[]) => void>(fn: T, wait: number) {\n"
+    "  let timer: ReturnType<typeof setTimeout> | undefined;\n"
+    "  return (...args: Parameters<T>) => {\n"
+    "    if (timer !== undefined) clearTimeout(timer);\n"
+    "    timer = setTimeout(() => fn(...args), wait);\n  };\n}",
+    "export function debounce(fn: (...a: number[]) => void, wait: number) {\n"
+    "  let handle: any = null;\n  return function (...args: number[]) {\n"
+    "    clearTimeout(handle);\n    handle = setTimeout(() => { fn(...args); }, wait);\n"
+    "  };\n}",
+    "export function debounce(fn: (...a: number[]) => void, wait: number) {\n"
+    "  return (...args: number[]) => { setTimeout(() => fn(...args), wait); };\n}",
+]
+
+
+def test_a_debounce_is_told_by_what_its_callback_hears_once_the_timers_run(
+        node_sandboxed: object) -> None:
+    """Every ``debounce`` returns ``undefined`` on each probe call; once the probes' timers
+    have run, the two that clear the last timer call ``fn`` once, with the last call's
+    arguments, and the one that never clears calls it after every call."""
+    report = _run([*DEBOUNCE], "typescript", "debounce")
+    assert report.output_clusters == [[0, 1], [2]]
+    first = [json.loads(str((row[0] or ("",))[0])) for row in report.outcomes]
+    assert first[0] == first[1] == {"$": "function", "heard": [[1]], "calls": [
+        [[1], {"$": "undefined"}], [[2], {"$": "undefined"}], [[1], {"$": "undefined"}]]}
+    assert first[2]["heard"] == [[1], [2], [1]]
+    message = dynamic_verdicts(report)[0].message
+    assert message.startswith("versions 1 and 3 disagree on debounce(")
+    assert message.endswith("; calls back (1) vs a function: (1) => undefined, "
+                            "(2) => undefined, (1) => undefined; calls back (1), (2), (1)")
+
+
+def test_a_callback_called_without_end_is_heard_up_to_a_bound(node_sandboxed: object) -> None:
+    """A returned function that calls the function passed in 300 times per call: the
+    first 100 calls are kept, then one truncation mark."""
+    spam = "function spam(fn) {\n  return (x) => { for (let i = 0; i < 300; i++) fn(i); };\n}"
+    report = _run([spam], "javascript", "spam")
+    heard = [json.loads(str((o or ("",))[0])).get("heard") for o in report.outcomes[0]]
+    assert heard and all(h == [[i] for i in range(100)] + [{"$": "truncated"}] for h in heard)

@@ -73,3 +73,51 @@ def test_counters_generators_and_what_is_not_a_made_function() -> None:
     for value in (len, int, str.upper, Returned):
         assert not is_made_function(value)
         assert consumed(value) is value
+
+
+def _memoize(caches: bool) -> Callable[[Callable[[int], int]], Callable[[int], int]]:
+    def memoize(fn: Callable[[int], int]) -> Callable[[int], int]:
+        cache: dict[int, int] = {}
+
+        def wrapper(x: int) -> int:
+            if x not in cache or not caches:
+                cache[x] = fn(x)
+            return cache[x]
+
+        return wrapper
+
+    return memoize
+
+
+def test_what_an_input_function_is_called_with_while_probed_is_part_of_the_value() -> None:
+    """A cache and a wrapper that caches nothing return the same values; what the input's
+    function heard tells them apart. ``functools.lru_cache`` is probed as the function it
+    wraps, and agrees with the hand-written cache."""
+    double = doctest_run.recording(lambda x: x * 2)
+    assert arity(double) == 1 and double.__wrapped__(4) == 8
+    cached = child.canonical_repr(consumed(_memoize(True)(double)))
+    assert cached == "<function: (1) -> 2, (2) -> 4, (1) -> 2; calls back (1), (2)>"
+    assert child.canonical_repr(consumed(_memoize(False)(double))) == (
+        "<function: (1) -> 2, (2) -> 4, (1) -> 2; calls back (1), (2), (1)>")
+    assert child.canonical_repr(consumed(functools.lru_cache(maxsize=None)(double))) == cached
+    # calls outside a probe are not written down, and a function not passed in is silent
+    assert double(5) == 10 and doctest_run._heard is None
+    assert child.canonical_repr(consumed(_memoize(True)(lambda x: x * 2))) == (
+        "<function: (1) -> 2, (2) -> 4, (1) -> 2>")
+
+
+def test_an_input_function_called_without_end_is_written_down_up_to_a_bound() -> None:
+    hear = doctest_run.recording(lambda x: x)
+
+    def spam(fn: Callable[[int], int]) -> Callable[[int], None]:
+        def call(x: int) -> None:
+            for i in range(500):
+                fn(i)
+
+        return call
+
+    shown = consumed(spam(hear))
+    assert isinstance(shown, Returned)
+    assert len(shown.heard) == doctest_run.MAX_HEARD + 1 and shown.heard[-1] == (Ellipsis,)
+    assert shown.heard[:2] == [(0,), (1,)]
+    assert child.canonical_repr(shown).endswith("(98), (99), ...>")

@@ -161,7 +161,18 @@ def _function(tree: dict[str, Any]) -> str:
         args = "(" + ", ".join(show(a) for a in call[0]) + ")"
         said.append(f"{args} => throws {call[2]}" if len(call) > 2 else
                     f"{args} => {show(call[1])}")
-    return "a function: " + ", ".join(said)
+    return "a function: " + ", ".join(said) + _heard(tree.get("heard"))
+
+
+def _heard(heard: Any) -> str:
+    """What the function passed in was called with meanwhile (``; calls back (1), (2)``)."""
+    if not isinstance(heard, list) or not heard:
+        return ""
+    said = [("…" if h.get("$") == "truncated" else f"throws {h.get('v')}")
+            if isinstance(h, dict)
+            else "(" + ", ".join(show(a) for a in (h if isinstance(h, list) else [h])) + ")"
+            for h in heard]
+    return "; calls back " + ", ".join(said)
 
 
 def _string(text: str) -> str:

@@ -371,8 +371,10 @@ def canonical_repr(value: Any, depth: int = 0, objects: bool = False) -> str:
 def made_function(source: str) -> Any:
     """A function an input passes (``lambda x: x * 2 + 1``), made from its text here, in
     the sandbox, with the builtins only; its code is the input's, never counted as the
-    version's (``<input>``)."""
-    return eval(compile(source, "<input>", "eval", dont_inherit=True), {"__builtins__": builtins})
+    version's (``<input>``). It writes down its calls while a returned function is
+    probed (:func:`doctest_run.recording`)."""
+    made = eval(compile(source, "<input>", "eval", dont_inherit=True), {"__builtins__": builtins})
+    return doctest_run.recording(made)
 
 
 def clip(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:

@@ -12,13 +12,15 @@ list of its first :data:`MAX_ITEMS` items, a coroutine as what it returns: :func
 
 A function a version returns (``once(f)``, ``memoize(f)``, ``adder(3)``) is shown by what
 it does, not by its name: :func:`probed` calls it on :data:`PROBES` and keeps what each
-call gave. Two versions whose returned functions answer alike return the same thing
+call gave, and what a function an input passed (:func:`recording`) was called with
+meanwhile. Two versions whose returned functions answer alike return the same thing
 (``wrapper`` and ``inner`` alike); a ``once`` that calls ``f`` again differs from one that
-does not.
+does not, and a ``memoize`` that calls ``f`` on every call from one that caches.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import sys
 import types
@@ -68,17 +70,22 @@ def driven(awaitable: Any) -> Any:
 PROBES = (1, 2, 1)
 #: Most parameters a probe fills.
 MAX_ARITY = 3
+#: Most calls of an input's function a probe writes down (then one ``(...)``).
+MAX_HEARD = 100
 
 
 def _unwrapped(fn: Any) -> tuple[Any, int]:
-    """The function under a bound method or a ``functools.partial``, and how many of its
-    positional arguments they already give."""
+    """The function under a bound method, a ``functools.partial`` or a
+    ``functools.lru_cache``/``cache`` wrapper, and how many of its positional arguments
+    they already give."""
     bound = 0
-    partial = sys.modules.get("functools")
-    if partial is not None and isinstance(fn, partial.partial):
+    tools = sys.modules.get("functools")
+    if tools is not None and isinstance(fn, tools.partial):
         bound, fn = len(fn.args), fn.func
     if isinstance(fn, types.MethodType):
         bound, fn = bound + 1, fn.__func__
+    if tools is not None and isinstance(fn, tools._lru_cache_wrapper):
+        fn = fn.__wrapped__
     return fn, bound
 
 
@@ -101,40 +108,75 @@ def arity(fn: Any) -> int:
 
 class Returned:
     """A returned function as the calls :func:`probed` made: ``(args, value)`` where it
-    returned, ``(args, None, name)`` where it raised ``name``."""
+    returned, ``(args, None, name)`` where it raised ``name``; ``heard``: the arguments
+    of each call a function an input passed received meanwhile."""
 
-    __slots__ = ("calls",)
+    __slots__ = ("calls", "heard")
 
-    def __init__(self, calls: list[tuple[Any, ...]]) -> None:
+    def __init__(self, calls: list[tuple[Any, ...]],
+                 heard: list[tuple[Any, ...]] | None = None) -> None:
         self.calls = calls
+        self.heard = heard or []
 
     def text(self, shown: Callable[[Any], str]) -> str:
-        """``<function: (1) -> 2, (2) -> raises TypeError>``; ``shown`` writes a value."""
+        """``<function: (1) -> 2, (2) -> raises TypeError; calls back (1)>``; ``shown``
+        writes a value."""
         parts = []
         for call in self.calls:
             args = ", ".join(map(repr, call[0]))
             said = f"raises {call[2]}" if len(call) > 2 else (
                 "<function>" if is_made_function(call[1]) else shown(call[1]))
             parts.append(f"({args}) -> {said}")
-        return "<function: " + ", ".join(parts) + ">"
+        back = "; calls back " + ", ".join(
+            "..." if args == (Ellipsis,) else "(" + ", ".join(
+                "<function>" if is_made_function(a) else shown(a) for a in args) + ")"
+            for args in self.heard) if self.heard else ""
+        return "<function: " + ", ".join(parts) + back + ">"
 
     def __repr__(self) -> str:
         return self.text(repr)
+
+
+#: While a returned function is probed: the arguments each call of an input's function
+#: received (:func:`recording`); None otherwise.
+_heard: list[tuple[Any, ...]] | None = None
+
+
+def recording(fn: Any) -> Any:
+    """``fn`` (a function an input passes) writing down the arguments of each call made
+    while a returned function is probed; its signature stays ``fn``'s (``__wrapped__``)."""
+    if not callable(fn):
+        return fn
+
+    @functools.wraps(fn)
+    def made(*args: Any, **kwargs: Any) -> Any:
+        if _heard is not None and len(_heard) <= MAX_HEARD:
+            _heard.append(args + tuple(sorted(kwargs.items())) if len(_heard) < MAX_HEARD
+                          else (Ellipsis,))
+        return fn(*args, **kwargs)
+
+    return made
 
 
 def probed(fn: Any) -> Returned:
     """``fn`` called on each of :data:`PROBES` (inside the test's clock and trace, as a
     caller of the returned function would run it); an exception is kept by its class
     name only (its message names the function, which versions name as they like)."""
+    global _heard
     calls: list[tuple[Any, ...]] = []
     width = arity(fn)
-    for probe in PROBES:
-        args = (probe,) * width
-        try:
-            calls.append((args, consumed(fn(*args), probe=False)))
-        except Exception as exc:  # the version's own error is what the call gave
-            calls.append((args, None, type(exc).__name__))
-    return Returned(calls)
+    outer, _heard = _heard, []
+    heard = _heard
+    try:
+        for probe in PROBES:
+            args = (probe,) * width
+            try:
+                calls.append((args, consumed(fn(*args), probe=False)))
+            except Exception as exc:  # the version's own error is what the call gave
+                calls.append((args, None, type(exc).__name__))
+    finally:
+        _heard = outer
+    return Returned(calls, heard)
 
 
 def consumed(value: Any, probe: bool = True) -> Any:

@@ -57,6 +57,7 @@
   const isView = ArrayBuffer.isView;
   const arraySort = Array.prototype.sort;
   const arrayPush = Array.prototype.push;
+  const arraySlice = Array.prototype.slice;
   const promiseThen = Promise.prototype.then;
   const resolvedPromise = Promise.resolve();
   const charCode = String.prototype.charCodeAt;
@@ -160,11 +161,60 @@
   // first again last, so that one that remembers (``once``, a cache, a counter) answers
   // differently from one that does not. A function inside what a probe gives is only a
   // function, and one inside the returned value (a method of an object) is not called.
+  //
+  // What a function an input passes is called with while the probes run, and by the
+  // timers left once they are made (at most MAX_TICKS, the clock moved to each), is kept
+  // too, as ``heard``: a ``debounce`` that calls once after the last call differs from one
+  // that calls after every call, and ``memoize`` from a wrapper that caches nothing,
+  // though every probe returns ``undefined`` or the same value. A timer's callback that
+  // throws is heard as ``{"$": "throws", "v": name}``; past MAX_HEARD calls, one
+  // ``{"$": "truncated"}``.
   const PROBES = [1, 2, 1];
   const MAX_ARITY = 3;
+  const MAX_TICKS = 100;
+  const MAX_HEARD = 100;
   let probing = false;
+  let listening = false;
+  let heard = [];
+
+  // An input's function that writes down its calls while a returned function is probed,
+  // with the length and name a version may read (``curry`` reads ``length``).
+  function recording(fn) {
+    if (typeof fn !== 'function') return fn;
+    const made = function () {
+      if (listening && heard.length < MAX_HEARD) {
+        push(heard, canon(apply(arraySlice, arguments, []), []));
+      } else if (listening && heard.length === MAX_HEARD) {
+        push(heard, { $: 'truncated' });
+      }
+      return new.target === undefined ? apply(fn, this, arguments)
+        : construct(fn, apply(arraySlice, arguments, []), new.target);
+    };
+    defineProperty(made, 'length', { value: fn.length });
+    defineProperty(made, 'name', { value: fn.name });
+    return made;
+  }
+
   function probed(fn) {
     probing = false;
+    heard = [];
+    listening = true;
+    try {
+      const calls = probeCalls(fn);
+      for (let k = 0; k < MAX_TICKS; k++) {
+        try {
+          if (!tick()) break;
+        } catch (err) {
+          push(heard, { $: 'throws', v: excType(err) });
+        }
+      }
+      return heard.length ? { $: 'function', calls, heard } : { $: 'function', calls };
+    } finally {
+      listening = false;
+    }
+  }
+
+  function probeCalls(fn) {
     let width = 1;
     try {
       const n = fn.length;
@@ -183,7 +233,7 @@
       }
       push(calls, [args, canon(value, [])]);
     }
-    return { $: 'function', calls };
+    return calls;
   }
 
   // Sorted entries; null when there are more than the item budget holds.
@@ -338,7 +388,7 @@
       case 'source':
         // A function an input passes (an example's ``x => x + 1``, one drawn for a
         // callback's type): its text, evaluated here in the version's own context.
-        return indirectEval('(' + StringFn(v) + '\n)');
+        return recording(indirectEval('(' + StringFn(v) + '\n)'));
       case 'template': {
         // A tagged template's strings array, as the tag receives it (a
         // TemplateStringsArray): frozen, its frozen ``raw`` not enumerable.
