@@ -39,8 +39,8 @@ def test_node_builtins_and_native_packages_are_not_given(tmp_path: Path) -> None
     path.write_text("import fs from 'fs';\nimport n from 'native';\nexport function f() {}\n")
     notes = js_module_view(path.read_text(), path, tmp_path).notes
     assert notes == (
-        "not-run-in-module: `app.mjs` loads `fs`, which the sandbox does not give (not in "
-        "the workspace's node_modules)",
+        "not-run-in-module: `app.mjs` loads `fs`, which the sandbox does not give (one of "
+        "Node's own modules, not given in the sandbox)",
         "not-run-in-module: `app.mjs` loads `native`, which the sandbox does not give (the "
         "package has native code)")
 

@@ -390,3 +390,24 @@ def test_versions_given_as_chat_answers_are_read_as_their_code(tmp_path: Path) -
     whole, completed = _sets(list(read_version_sets(path)))
     assert [v.code for v in whole.versions] == [code, code]
     assert [v.code for v in completed.versions] == [PROMPT + "    return a + b\n", code]
+
+
+def test_an_exported_sets_current_code_is_kept_only_where_it_is_a_version(
+        tmp_path: Path) -> None:
+    """``current`` names the version that is the function's code as its file holds it;
+    one that is no position among the versions read (past them, negative, a flag, text,
+    or cut off by ``--max-versions``) is left out, and the location stays."""
+    from codequorum.core.model import FunctionLocation
+    from codequorum.ingest.version_files import ReadOptions
+    from codequorum.pipeline.score import current_of
+
+    base = {"file": "src/a.py", "qualified_name": "f", "versions": ["def f(): 1", "def f(): 2"]}
+    rows = [{**base, "task_id": str(k), "current": c}
+            for k, c in enumerate([1, 2, -1, True, "1", None])]
+    sets = _sets(list(read_version_sets(_write_lines(tmp_path / "s.jsonl", rows))))
+    assert [s.location for s in sets] == [FunctionLocation("src/a.py", "f", 1)] + [
+        FunctionLocation("src/a.py", "f")] * 5
+    assert [current_of(s) for s in sets] == [1, None, None, None, None, None]
+    [cut] = _sets(list(read_version_sets(_write_lines(tmp_path / "c.jsonl", rows[:1]),
+                                         ReadOptions(max_versions=1))))
+    assert cut.location == FunctionLocation("src/a.py", "f") and current_of(cut) is None

@@ -117,6 +117,22 @@ def test_recommend_tie_on_agreement_goes_to_the_version_returning_more() -> None
     assert rec is not None and rec.index == 1
 
 
+def test_a_tie_in_behaviour_goes_to_the_current_code_before_typicality() -> None:
+    """Versions 1 (the code in the file) and 2 return alike everywhere and pass the same
+    example; version 2 is more typical, yet keeping it would be an edit the run cannot
+    justify. The current code never wins over a version the run prefers."""
+    keys = [["= 1", "= 5"], ["= 1", "= 5"], ["= 1", "= 6"]]
+    typ = [0.4, 0.9, 0.5]
+    rec = recommend(keys, typ, [0, 1, 2], [1, 1, 1], 1)
+    assert rec is not None and rec.index == 1
+    rec = recommend(keys, typ, [0, 1, 2], [1, 1, 1], 1, current=0)
+    assert rec is not None and rec.index == 0 and rec.score == 3
+    # the current code apart from the majority, or failing an example the others pass
+    assert recommend(keys, typ, [0, 1, 2], current=2).index == 1  # type: ignore[union-attr]
+    assert recommend(keys, typ, [0, 1, 2], [0, 1, 1], 1,
+                     current=0).index == 1  # type: ignore[union-attr]
+
+
 def test_constant_output_is_one_value_where_another_version_varies() -> None:
     keys: list[list[str | None]] = [["= 0", "= 0", "= 0", None],
                                     ["= 0", "= 1", "= 2", "= 3"],

@@ -144,6 +144,9 @@ class FunctionLocation:
 
     file: str
     qualified_name: str
+    current: int | None = None
+    """The position of the function's code as the file holds it among the set's
+    versions, when it is one of them."""
 
 
 @dataclass

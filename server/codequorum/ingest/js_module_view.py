@@ -12,7 +12,11 @@ or compiles anything):
 - a bare specifier (``left-pad``, ``@scope/name/sub``) is a package of a ``node_modules``
   folder between the importing file and the workspace root: its ``package.json`` and the
   files its entry (``exports`` or ``main``) loads; a package with native code
-  (``binding.gyp``, ``"gypfile": true``, a ``.node`` file) is left out;
+  (``binding.gyp``, ``"gypfile": true``, a ``.node`` file) is left out. Where the workspace
+  has none of that name, a ``node_modules`` folder above the workspace (a monorepo's
+  hoisted root with one package open, at most :data:`MAX_LEVELS_UP` folders up, as Node
+  would look there) gives it, under the same rules with the package's folder as their root,
+  shown to the versions where the workspace's own ``node_modules/<name>`` would be;
 - a ``#`` specifier (``#internal/x.js``) is mapped by the ``imports`` of the nearest
   ``package.json`` (:mod:`codequorum.ingest.js_imports`: inside its package, or a package
   it names);
@@ -38,6 +42,7 @@ from __future__ import annotations
 import json
 import os
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -80,6 +85,28 @@ CONTEXT_MODULES: dict[str, tuple[str, ...] | str] = {
 def context_module(spec: str) -> bool:
     """Whether ``spec`` names one of :data:`CONTEXT_MODULES`."""
     return spec.removeprefix("node:") in CONTEXT_MODULES
+
+
+#: Node's own modules (``module.builtinModules`` of Node 20, ``node:`` spellings aside):
+#: a specifier naming one is never looked for in a ``node_modules`` folder, as in Node.
+NODE_MODULES = frozenset({"assert", "assert/strict", "async_hooks", "buffer", "child_process",
+    "cluster", "console", "constants", "crypto", "dgram", "diagnostics_channel", "dns",
+    "dns/promises", "domain", "events", "fs", "fs/promises", "http", "http2", "https",
+    "inspector", "inspector/promises", "module", "net", "os", "path", "path/posix", "path/win32",
+    "perf_hooks", "process", "punycode", "querystring", "readline", "readline/promises", "repl",
+    "stream", "stream/consumers", "stream/promises", "stream/web", "string_decoder", "sys",
+    "timers", "timers/promises", "tls", "trace_events", "tty", "url", "util", "util/types", "v8",
+    "vm", "wasi", "worker_threads", "zlib"})
+#: How many folders above the workspace a package is looked for (Node goes on to ``/``).
+MAX_LEVELS_UP = 8
+#: A package name a bare specifier may carry (npm's rules, either case).
+PACKAGE_NAME = re.compile(r"(?:@[A-Za-z0-9~][\w.~-]*/)?[A-Za-z0-9~][\w.~-]*")
+
+
+def packages_above(root: Path) -> tuple[Path, ...]:
+    """The ``node_modules`` folders above ``root`` that Node would look in, nearest first."""
+    return tuple(folder / "node_modules" for folder in root.parents[:MAX_LEVELS_UP]
+                 if (folder / "node_modules").is_dir())
 
 
 #: What the sandbox says of a file it cannot give.
@@ -213,6 +240,8 @@ class _Builder:
     #: (folder, specifier, file) for each specifier a configuration's alias resolved
     aliases: dict[tuple[str, str], str] = field(default_factory=dict)
     configs: dict[str, Aliases | None] = field(default_factory=dict)
+    #: ``node_modules/<name>`` -> the folder above the workspace that package is read from
+    mounts: dict[str, Path] = field(default_factory=dict)
 
     def peek(self, rel: str) -> str | None:
         """A configuration file of the workspace under the one rule, not given to the
@@ -244,16 +273,43 @@ class _Builder:
         pure = PurePosixPath(rel)
         if rel.startswith("../") or workspace_refusal(pure) is not None:
             return None
-        if not (self.root / rel).is_file() or len(self.files) >= MAX_VIEW_FILES:
+        root, inner = self.where(pure)
+        if not (root / inner).is_file() or len(self.files) >= MAX_VIEW_FILES:
             return None
-        text, problem = read_inside(self.root, pure, min(MAX_FILE_BYTES,
-                                                         MAX_VIEW_BYTES - self.size))
+        text, problem = read_inside(root, inner, min(MAX_FILE_BYTES,
+                                                     MAX_VIEW_BYTES - self.size))
         if text is None:
             self.notes.append(f"{rel} left out of the sandbox's view: {problem}")
             return None
         self.files[rel] = text
         self.size += len(text.encode("utf-8"))
         return text
+
+    def where(self, rel: PurePosixPath) -> tuple[Path, PurePosixPath]:
+        """The folder ``rel`` is read from and its path there: the workspace, or a package
+        above it shown at ``node_modules/<name>`` (the package's folder is then the root
+        its files and their links must stay in)."""
+        parts = rel.parts
+        for cut in (3, 2):
+            top = "/".join(parts[:cut])
+            if len(parts) >= cut and top in self.mounts:
+                return self.mounts[top], PurePosixPath(*parts[cut:])
+        return self.root, rel
+
+    def above(self, name: str) -> str | None:
+        """``node_modules/<name>`` when a ``node_modules`` folder above the workspace holds
+        the package (mounted there from now on), else None."""
+        top = f"node_modules/{name}"
+        if top in self.mounts:
+            return top
+        if not PACKAGE_NAME.fullmatch(name) or ".." in name:
+            return None
+        for folder in packages_above(self.root):
+            package = folder.joinpath(*name.split("/"))
+            if (package / "package.json").is_file():
+                self.mounts[top] = Path(os.path.realpath(package))
+                return top
+        return None
 
     def locate(self, base: str) -> str | None:
         """The file ``base`` names, as Node finds it (exact, suffixed, a folder's index),
@@ -286,7 +342,11 @@ class _Builder:
             if found is not None:
                 self.aliases[(folder, spec)] = found
             return found, why
-        return None, "not in the workspace's node_modules"
+        mounted = self.above(name)
+        meta = self.read(f"{mounted}/package.json") if mounted is not None else None
+        if mounted is not None and meta is not None:
+            return self._entry(mounted, meta, sub)
+        return None, "not in a node_modules folder of the workspace or above it"
 
     def _real(self, folder: str) -> str | None:
         """The workspace path ``folder`` leads to through its links (None: out of the
@@ -306,7 +366,8 @@ class _Builder:
             return None, "its package.json is not JSON"
         if not isinstance(info, dict):
             return None, "its package.json is not an object"
-        if info.get("gypfile") is True or (self.root / top / "binding.gyp").exists():
+        root, inner = self.where(PurePosixPath(top, "binding.gyp"))
+        if info.get("gypfile") is True or (root / inner).exists():
             return None, "the package has native code"
         target = sub or _main(info)
         found = self.locate(posixpath.join(top, target))
@@ -349,6 +410,8 @@ class _Builder:
             return (found, "") if found else (None, "no such file, or a refused one")
         if spec.startswith("#"):
             return self.subpath(folder, spec)
+        if spec in NODE_MODULES:
+            return None, "one of Node's own modules, not given in the sandbox"
         if spec.startswith(("/", "node:")) or ":" in spec:
             return None, "not a file of the workspace"
         aliased = self.aliased(folder, spec)

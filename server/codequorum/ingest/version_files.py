@@ -475,7 +475,7 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
         entry_point=entry_point if isinstance(entry_point, str) else None,
         tests=_test_cases(row.get("tests")),
         source_line=line,
-        location=_location(row),
+        location=_location(row, len(versions)),
     )
     return join_completing(version_set) if by_parse else version_set
 
@@ -485,16 +485,19 @@ def version_set_from_row(row: Any, options: ReadOptions, line: int | None = None
 MAX_LOCATION_CHARS = 4096
 
 
-def _location(row: dict[str, Any]) -> FunctionLocation | None:
+def _location(row: dict[str, Any], versions: int) -> FunctionLocation | None:
     """Where the set's function lives (``file`` and ``qualified_name``, as ``export``
-    writes them); None when the row does not say, or says it in something else than two
-    short strings."""
+    writes them, and ``current``, which of the ``versions`` read is its code as the file
+    holds it); None when the row does not say, or says it in something else than two
+    short strings. A ``current`` that is no position among them is left out."""
     file, name = row.get("file"), row.get("qualified_name")
     if not isinstance(file, str) or not isinstance(name, str) or not file or not name:
         return None
     if len(file) > MAX_LOCATION_CHARS or len(name) > MAX_LOCATION_CHARS:
         return None
-    return FunctionLocation(file, name)
+    current = row.get("current")
+    fits = type(current) is int and 0 <= current < versions
+    return FunctionLocation(file, name, current if fits else None)
 
 
 def _row_error(name: str, line: int | None, row: Any, exc: Exception) -> ReadError:

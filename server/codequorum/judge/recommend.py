@@ -30,8 +30,10 @@ The rule:
    more sets and in none fewer);
 5. ties go to the version returning a value on more inputs (one raising where the others
    return is more often wrong: on the four model families of ``bench/`` this kept a version
-   that passes more often on three and as often on the fourth), then to the structurally
-   most typical version (mean similarity to the others), then to the first;
+   that passes more often on three and as often on the fourth), then to the current code
+   (the code in the file, when it is one of the versions: keeping it is no edit, and
+   nothing the run saw prefers the other), then to the structurally most typical version
+   (mean similarity to the others), then to the first;
 6. where nothing ran, or no two versions agree on anything and no example tells them
    apart, the most typical version in shape is kept (``recommended_by = "structure"``).
 
@@ -299,14 +301,16 @@ def recommend(
     candidates: Sequence[int],
     examples: Sequence[int] | None = None,
     example_count: int = 0,
+    current: int | None = None,
 ) -> Recommendation | None:
     """The version to keep (see module docstring).
 
     ``candidates``: positions in the set of the versions that may be kept (the usable
     ones), aligned with ``typicality``; ``keys``: :func:`outcome_matrix` over every version
     of the set (``None``: nothing ran); ``examples``: per version of the set, the
-    docstring examples it passes (:func:`example_passes`), of ``example_count``. ``None``
-    when there is no candidate.
+    docstring examples it passes (:func:`example_passes`), of ``example_count``;
+    ``current``: the position of the code in the file, if it is a version. ``None`` when
+    there is no candidate.
     """
     if not candidates:
         return None
@@ -324,8 +328,8 @@ def recommend(
     answered = {c: sum(1 for k in keys[c] if k is not None) if c < len(keys) else 0
                 for c in candidates}
     rank = {c: output_rank(keys, c) for c in candidates}
-    chosen = min(candidates,
-                 key=lambda c: (-passed[c], rank[c], -score[c], -answered[c], -typ[c], c))
+    chosen = min(candidates, key=lambda c: (-passed[c], rank[c], -score[c], -answered[c],
+                                            c != current, -typ[c], c))
     words, agreeing, inputs, share = _agreement_words(keys, chosen, score[chosen])
     consensus = (sum(1 for v in range(len(keys)) if examples is not None and v < len(examples)
                      and examples[v] == example_count) / versions if ran else 0.0)

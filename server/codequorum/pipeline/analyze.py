@@ -369,7 +369,8 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
         examples, example_count = None, 0
     answered = [k for k, i in enumerate(report.indices) if i not in report.empty]
     rec = recommend(keys, [report.typicality[k] for k in answered],
-                    [report.indices[k] for k in answered], examples, example_count)
+                    [report.indices[k] for k in answered], examples, example_count,
+                    report.current_index)
     if rec is None:
         return
     report.recommended, report.recommended_by = rec.index, rec.by

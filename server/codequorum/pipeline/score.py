@@ -82,6 +82,14 @@ class ScoreRun:
         return max((e.exit_code for e in self.errors), default=0)
 
 
+def current_of(version_set: VersionSet) -> int | None:
+    """Which version is the function's code as its file holds it (an exported set says
+    so), None when the set does not say."""
+    where = version_set.location
+    current = where.current if where is not None else None
+    return current if current is not None and current < len(version_set.versions) else None
+
+
 def dynamic_available() -> bool:
     """Whether the sandboxed dynamic analysis is installed."""
     try:
@@ -135,7 +143,8 @@ def score_one(
                                              interpreter=options.interpreter,
                                              input_proposer=input_proposer)
             dyn = run_dynamic(version_set, dynamic_options, progress=on_progress, cancel=cancel)
-        report = analyze(version_set, options, dynamic=dyn)
+        report = analyze(version_set, options, dynamic=dyn,
+                         current_index=current_of(version_set))
         if dynamic and without is not None:
             report.notes.append(f"{RAN_WITHOUT_MODULE}: {without}")
         return report

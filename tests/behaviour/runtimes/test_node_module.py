@@ -768,3 +768,74 @@ def test_examples_reading_the_modules_names_run_whole_in_the_module(
     assert [[o[0] if o else None for o in row] for row in report.outcomes] == [
         ['"green"', '"unknown"', '"red"'], ['"GREEN"', '"UNKNOWN"', '"RED"']]
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+
+
+def _monorepo(root: Path) -> Path:
+    """A monorepo with one package open: its dependencies hoisted to the repository's
+    ``node_modules``, one scoped package requiring another, and a package whose file links
+    to the repository's ``.env``."""
+    (root / ".env").write_text("TOKEN=sk-very-secret\n")
+    hoisted = root / "node_modules"
+    pad = hoisted / "left-pad"
+    pad.mkdir(parents=True)
+    (pad / "package.json").write_text('{"name": "left-pad", "main": "index.js"}')
+    (pad / "index.js").write_text("module.exports = (s, n) => String(s).padStart(n, '.');\n")
+    words = hoisted / "@acme" / "words"
+    words.mkdir(parents=True)
+    (words / "package.json").write_text('{"name": "@acme/words", "main": "lib/index.js"}')
+    (words / "lib").mkdir()
+    (words / "lib" / "index.js").write_text(
+        "const pad = require('left-pad');\nexports.shout = (s) => pad(s.toUpperCase(), 6);\n")
+    leaky = hoisted / "leaky"
+    leaky.mkdir()
+    (leaky / "package.json").write_text('{"name": "leaky", "main": "index.js"}')
+    os.symlink(root / ".env", leaky / "index.js")
+    app = root / "packages" / "app"
+    app.mkdir(parents=True)
+    (app / "main.js").write_text(
+        "const { shout } = require('@acme/words');\nfunction loud(s) { return s; }\n"
+        "module.exports = { loud };\n")
+    return app
+
+
+def test_a_package_hoisted_above_the_workspace_loads_where_its_own_would(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """The workspace is one package of a monorepo: ``@acme/words`` and the ``left-pad`` it
+    requires are in the repository's ``node_modules``, above it; they load, shown at the
+    workspace's own ``node_modules``, and the version runs in its module."""
+    app = _monorepo(tmp_path)
+    path = app / "main.js"
+    context = js_module_view(path.read_text(), path, app).context("loud")
+    assert sorted(p for p, _ in context.files) == [
+        "main.js", "node_modules/@acme/words/lib/index.js", "node_modules/@acme/words/package.json",
+        "node_modules/left-pad/index.js", "node_modules/left-pad/package.json"]
+    assert context.notes == ()
+    version = "function loud(s) { return shout(s) + '!'; }"
+    test = TestCase("call", args=("ab",), expected="....AB!", has_expected=True, name="l")
+    result = JAVASCRIPT.run(version, [test], "loud", module=context)
+    assert result.module is not None and result.module.loaded
+    assert [t.passed for t in result.tests] == [True]
+
+
+def test_a_package_above_the_workspace_is_read_under_the_one_rule(tmp_path: Path) -> None:
+    """A hoisted package's file that links to the repository's ``.env`` is refused where it
+    leads; a Node module of its own name is never looked for in a ``node_modules``; a name
+    that is no package name is not looked for."""
+    app = _monorepo(tmp_path)
+    fs = tmp_path / "node_modules" / "fs"
+    fs.mkdir()
+    (fs / "package.json").write_text('{"name": "fs", "main": "index.js"}')
+    (fs / "index.js").write_text("module.exports = 'a package named fs';\n")
+    path = app / "main.js"
+    path.write_text("require('leaky');\nrequire('fs');\nrequire('@x/../../y');\n"
+                    "function f(s) { return s; }\n")
+    context = js_module_view(path.read_text(), path, app).context("f")
+    assert all("sk-very-secret" not in text and "named fs" not in text
+               for _p, text in context.files)
+    assert [p for p, _ in context.files] == ["main.js", "node_modules/leaky/package.json"]
+    assert context.notes[0].startswith("node_modules/leaky/index.js left out of the "
+                                       "sandbox's view: ")
+    assert [n.rpartition("(")[2] for n in context.notes[1:]] == [
+        "node_modules/leaky/index.js is not a JavaScript file of the view)",
+        "one of Node's own modules, not given in the sandbox)",
+        "not in a node_modules folder of the workspace or above it)"]

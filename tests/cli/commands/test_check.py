@@ -1171,7 +1171,8 @@ def test_a_typescript_function_of_date_fns_runs_in_its_module_on_its_tests(
                           capture_output=True, text=True, env=env, cwd=root, timeout=300)
     [row] = json.loads(proc.stdout)["functions"]
     assert row["not_run"] is None, proc.stderr
-    assert row["verdict"] == "divergent-outputs" and row["recommended"] == 0, row
+    # the package's own code (the current code, a fourth version) ties with version 1
+    assert row["verdict"] == "divergent-outputs" and row["recommended"] == 3, row
     assert row["interpreter"].startswith("node ")
 
 

@@ -121,9 +121,10 @@ def test_export_then_score_gives_the_figures_check_gives(
     expected = finding["report"]["summary"]
     assert {"jsd_struct", "sce_struct", "sctd_jsd", "tsed"} <= set(expected)
     _close(expected, {k: report["summary"][k] for k in expected})
-    # score does not know which version is the current code; it finds the same outlier.
-    [verdict] = report["verdicts"]
-    assert 8 in verdict["detail"]["outliers"] and finding["versions"] == [8]
+    # the row says which version is the current code: score finds the same outlier-current
+    assert row["current"] == 8 == report["current_index"]
+    [apart] = [v for v in report["verdicts"] if v["code"] == finding["code"]]
+    assert apart["versions"] == finding["versions"] == [8]
 
 
 def test_selection_by_function_and_without_the_current_code(

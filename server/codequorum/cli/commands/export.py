@@ -4,8 +4,9 @@ One line per function: ``task_id`` (``<file key>::<qualified name>``, as the edi
 ``check`` name the set), ``language``, ``entry_point``, and ``samples`` with each version's
 code, origin, label, provider, model, temperature and seed. The function's current code
 joins them as ``check`` joins it (as one more version with origin ``current``, unless it
-equals a stored one) and is the set's ``prompt`` too, so ``score`` trusts its doctests'
-expected values as ``check`` does: scoring the file gives the figures ``check`` gives.
+equals a stored one; ``current`` says which version it is) and is the set's ``prompt`` too,
+so ``score`` trusts its doctests' expected values and breaks ties as ``check`` does: scoring
+the file gives the figures ``check`` gives.
 
 Nothing here runs or changes code. The current code is read only from a regular file
 inside the workspace, at most :data:`~codequorum.core.limits.MAX_DOCUMENT_BYTES` long; a store
@@ -26,7 +27,7 @@ from typing import Any
 from codequorum.core import parsing
 from codequorum.core.errors import UserError
 from codequorum.core.limits import MAX_DOCUMENT_BYTES
-from codequorum.core.model import VersionSet
+from codequorum.core.model import FunctionLocation, VersionSet
 from codequorum.core.safe_paths import RefusedFile, guard, read_workspace_file
 from codequorum.core.safe_text import json_inert, safe_text
 from codequorum.core.words import count
@@ -176,8 +177,9 @@ def _version_set(key: str, name: str, stored: Sequence[StoredVersion], text: str
         else:
             code, short = current_code(text, info), info.name
             doc = examples_outside(language, info.docstring)
-    version_set, _ = build_version_set(stored, code, file_key=key, language=language,
-                                     qualified_name=name, name=short, prompt=doc)
+    version_set, current = build_version_set(stored, code, file_key=key, language=language,
+                                           qualified_name=name, name=short, prompt=doc)
+    version_set.location = FunctionLocation(key, name, current)
     return version_set
 
 
@@ -192,6 +194,8 @@ def version_set_row(version_set: VersionSet, qualified_name: str, key: str) -> d
         "file": key,
         "qualified_name": qualified_name,
     }
+    if version_set.location is not None and version_set.location.current is not None:
+        row["current"] = version_set.location.current
     if current is not None:
         row["prompt"] = _with_comment(version_set.prompt, current)
     row["samples"] = [
