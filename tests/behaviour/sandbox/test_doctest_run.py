@@ -121,3 +121,21 @@ def test_an_input_function_called_without_end_is_written_down_up_to_a_bound() ->
     assert len(shown.heard) == doctest_run.MAX_HEARD + 1 and shown.heard[-1] == (Ellipsis,)
     assert shown.heard[:2] == [(0,), (1,)]
     assert child.canonical_repr(shown).endswith("(98), (99), ...>")
+
+
+def test_a_call_from_another_thread_is_not_heard() -> None:
+    """A ``threading.Timer`` fires whenever its thread runs: what it calls is left out, so
+    that what a probe heard never depends on timing."""
+    import threading
+
+    def later(fn: Callable[[int], int]) -> Callable[[int], None]:
+        def call(x: int) -> None:
+            worker = threading.Thread(target=fn, args=(x,))
+            worker.start()
+            worker.join()
+            fn(-x)
+
+        return call
+
+    shown = consumed(later(doctest_run.recording(lambda x: x)))
+    assert isinstance(shown, Returned) and shown.heard == [(-1,), (-2,), (-1,)]

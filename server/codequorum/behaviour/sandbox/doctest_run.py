@@ -20,6 +20,7 @@ does not, and a ``memoize`` that calls ``f`` on every call from one that caches.
 
 from __future__ import annotations
 
+import _thread
 import functools
 import itertools
 import sys
@@ -138,19 +139,23 @@ class Returned:
 
 
 #: While a returned function is probed: the arguments each call of an input's function
-#: received (:func:`recording`); None otherwise.
+#: received on the probing thread (:func:`recording`); None otherwise.
 _heard: list[tuple[Any, ...]] | None = None
+_probing_thread: int | None = None
 
 
 def recording(fn: Any) -> Any:
     """``fn`` (a function an input passes) writing down the arguments of each call made
-    while a returned function is probed; its signature stays ``fn``'s (``__wrapped__``)."""
+    while a returned function is probed; its signature stays ``fn``'s (``__wrapped__``).
+    A call from another thread (a ``threading.Timer`` that fires whenever it fires) is not
+    written down: what is heard must not depend on when a thread ran."""
     if not callable(fn):
         return fn
 
     @functools.wraps(fn)
     def made(*args: Any, **kwargs: Any) -> Any:
-        if _heard is not None and len(_heard) <= MAX_HEARD:
+        if (_heard is not None and len(_heard) <= MAX_HEARD
+                and _thread.get_ident() == _probing_thread):
             _heard.append(args + tuple(sorted(kwargs.items())) if len(_heard) < MAX_HEARD
                           else (Ellipsis,))
         return fn(*args, **kwargs)
@@ -162,11 +167,12 @@ def probed(fn: Any) -> Returned:
     """``fn`` called on each of :data:`PROBES` (inside the test's clock and trace, as a
     caller of the returned function would run it); an exception is kept by its class
     name only (its message names the function, which versions name as they like)."""
-    global _heard
+    global _heard, _probing_thread
     calls: list[tuple[Any, ...]] = []
     width = arity(fn)
     outer, _heard = _heard, []
     heard = _heard
+    _probing_thread = _thread.get_ident()
     try:
         for probe in PROBES:
             args = (probe,) * width
