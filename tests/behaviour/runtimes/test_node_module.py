@@ -839,3 +839,26 @@ def test_a_package_above_the_workspace_is_read_under_the_one_rule(tmp_path: Path
         "node_modules/leaky/index.js is not a JavaScript file of the view)",
         "one of Node's own modules, not given in the sandbox)",
         "not in a node_modules folder of the workspace or above it)"]
+
+
+def test_a_file_that_imports_the_module_back_gets_its_functions(node_sandboxed: object,
+                                                               tmp_path: Path) -> None:
+    """``main.ts`` imports ``./parse``, which imports ``hasProtocol`` back from ``./main``
+    (a cycle, as ``ufo``'s ``utils.ts`` and ``parse.ts``): the module loads, and the
+    version's call of ``parse`` reaches ``main``'s own function (before: "Cannot find
+    module './main'", and the versions ran without their module)."""
+    (tmp_path / "main.ts").write_text(
+        "import { kind } from './parse';\n"
+        "export function hasProtocol(s: string): boolean { return s.includes('://'); }\n"
+        "export function describe(s: string): string { return s; }\n")
+    (tmp_path / "parse.ts").write_text(
+        "import { hasProtocol } from './main';\nimport * as main from './main';\n"
+        "export function kind(s: string): string {\n"
+        "  return (hasProtocol(s) ? 'url' : 'path') + (typeof main.describe);\n}\n")
+    context = _context(tmp_path, "describe")
+    version = "export function describe(s: string): string { return kind(s).toUpperCase(); }"
+    tests = [TestCase("call", args=(s,), expected=e, has_expected=True, name=s)
+             for s, e in (("http://a", "URLFUNCTION"), ("/a/b", "PATHFUNCTION"))]
+    result = TYPESCRIPT.run(version, tests, "describe", module=context)
+    assert result.module is not None and result.module.loaded, result.module
+    assert [t.passed for t in result.tests] == [True, True]

@@ -57,9 +57,41 @@
       typescriptSources(base));
     for (const t of tries) {
       const p = normalize(t);
-      if (p !== null && has(p)) return p;
+      if (p !== null && (has(p) || p === entry)) return p;
     }
     return null;
+  }
+
+  // The module under test runs as the context's script, not as a file of the view; a file
+  // that loads it back (``utils.ts`` imports ``./parse``, which imports ``./utils``) gets
+  // its exports as Node would give them in the middle of that cycle: what it has exported
+  // so far, and each top-level name it declares, read when it is asked for (a function
+  // declaration is there from the start, as it is hoisted; a name not yet set reads as
+  // ``undefined``).
+  let entry = null;
+  const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+  function entryExports() {
+    const exported = () => {
+      const exp = global.module && global.module.exports;
+      return exp !== null && (typeof exp === 'object' || typeof exp === 'function') ? exp : {};
+    };
+    const read = (key) => {
+      const exp = exported();
+      if (key in exp) return exp[key];
+      if (key === '__esModule') return true;
+      if (typeof key !== 'string' || !IDENTIFIER.test(key)) return undefined;
+      try { return indirectEval(key); } catch (e) { return undefined; }
+    };
+    return new Proxy(Object.create(null), {
+      get: (_t, key) => read(key),
+      has: (_t, key) => read(key) !== undefined,
+      ownKeys: () => Reflect.ownKeys(exported()).filter((k) => typeof k === 'string'),
+      getOwnPropertyDescriptor: (_t, key) => (key in exported()
+        ? { value: read(key), enumerable: true, configurable: true, writable: false }
+        : undefined),
+      set: () => false, defineProperty: () => false, deleteProperty: () => false,
+    });
   }
 
   function main(info) {
@@ -175,6 +207,7 @@
   }
 
   function load(path) {
+    if (path === entry) return entryExports();
     if (cache[path]) return cache[path].exports;
     const module = { exports: {} };
     cache[path] = module;
@@ -284,6 +317,7 @@
   // function is found by name).
   return function install(filesJson, entryPath, builtinsJson, aliasesJson) {
     files = JSON.parse(filesJson);
+    entry = normalize(String(entryPath));
     aliases = JSON.parse(aliasesJson || '{}');
     const named = JSON.parse(builtinsJson || '{}');
     for (const name of Object.keys(named)) {
