@@ -413,3 +413,32 @@ def test_only_a_test_that_imports_the_function_from_its_file_grades(tmp_path: Pa
     assert imports_function(root, "test/a.test.ts", "test/fmt.ts", "f")
     assert not imports_function(root, "test/a.test.ts", "test/fmt.ts", "fmt")
     assert imports_function(root, "test/a.test.ts", "src/index.ts", "def")
+    # a folder's index gathering the module's file (ufo's tests import from "../src")
+    assert imports_function(root, "test/a.test.ts", "src/utils.ts", "def")
+    assert imports_function(root, "test/a.test.ts", "src/url/parse.ts", "def")
+    assert not imports_function(root, "test/a.test.ts", "lib/utils.ts", "def")
+    up = parse("import { f } from '..';\nimport { g } from '../../x';\n",
+               "typescript").root_node
+    assert not imports_function(up, "test/a.test.ts", "src/utils.ts", "f")
+
+
+def test_a_test_importing_the_folder_grades_each_key_of_its_table(tmp_path: Path) -> None:
+    """As ufo's tests: ``import { clean } from "../src"`` (an index gathering ``utils.ts``),
+    a table of input -> output inside the ``describe`` and a ``for``-``in`` over it; each
+    key is a graded call, its value the expected one."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "test").mkdir()
+    utils = tmp_path / "src" / "utils.ts"
+    utils.write_text("export function clean(input = ''): string { return input; }\n")
+    (tmp_path / "src" / "index.ts").write_text("export * from './utils';\n")
+    (tmp_path / "test" / "clean.test.ts").write_text(
+        'import { describe, expect, test } from "vitest";\nimport { clean } from "../src";\n\n'
+        'describe("clean", () => {\n  const tests = {\n    "//a//": "/a/",\n    "b": "b",\n  };\n'
+        "  for (const input in tests) {\n    test(input, () => {\n"
+        "      expect(clean(input)).toBe(tests[input]);\n    });\n  }\n"
+        '  test("none", () => { expect(clean()).toBe(""); });\n});\n')
+    context = js_module_view(utils.read_text(), utils, tmp_path).context("clean")
+    said = [(c.args, c.expectation.expected if c.expectation else None)
+            for c in literal_calls(context, "clean")]
+    assert said == [(("//a//",), "/a/"), (("b",), "b"), ((), "")]

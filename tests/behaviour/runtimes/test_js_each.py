@@ -69,3 +69,25 @@ def test_a_named_table_a_for_of_loop_and_for_each_give_rows() -> None:
         "add(n, 2)": [{"n": 1, "want": 2}, {"n": 3, "want": 4}],
         "add(x, 4)": [{"x": 5}, {"x": 6}],
         "add(row, 5)": [{"row": [1, 2]}, {"row": [3, 4]}]}
+
+
+def test_an_object_table_in_a_describe_gives_a_row_per_key_with_its_value() -> None:
+    """ufo's tests: ``const tests = {input: output}`` inside a ``describe``, then ``for
+    (const input in tests)``; and a list of rows read by their keys (``t.input``)."""
+    found = _bindings(
+        "describe('add', () => {\n  const tests = { 'a': 'A', '1': 'one' };\n"
+        "  for (const input in tests) {\n    test(input, () => expect(add(input)).toBe(tests[input]));\n"
+        "  }\n  const rows = [{ input: 1, out: 2 }, { input: 3, out: 4 }];\n"
+        "  for (const t of rows) expect(add(t.input, 0)).toBe(t.out);\n});\n")
+    table = {"$": "object", "v": [["1", "one"], ["a", "A"]]}
+    assert found == {
+        "add(input)": [{"input": "1", "tests": table}, {"input": "a", "tests": table}],
+        "add(t.input, 0)": [{"t": {"$": "object", "v": [["input", 1], ["out", 2]]}},
+                            {"t": {"$": "object", "v": [["input", 3], ["out", 4]]}}]}
+
+
+def test_a_table_name_the_file_declares_twice_names_no_table() -> None:
+    found = _bindings(
+        "describe('a', () => { const CASES = [[1]]; for (const [n] of CASES) add(n, 1); });\n"
+        "describe('b', () => { const CASES = [[2]]; for (const [n] of CASES) add(n, 2); });\n")
+    assert found == {}

@@ -127,3 +127,24 @@ def test_a_callback_reading_a_name_of_its_own_place_is_no_literal() -> None:
         call_arguments(_expr("splitWhen([1, 2], () => { counter += 1; return counter; })"))
     assert literal(_expr("({ a }, b) => Math.max(a, b)")) == {
         "$": "source", "v": "({ a }, b) => Math.max(a, b)"}
+
+
+def test_what_a_bound_row_holds_is_read_through_members_and_subscripts() -> None:
+    """``t.out``, ``t["out"]``, ``tests[input]``, ``row[1]``, ``.length`` of a bound value;
+    a key it does not hold, or a name nothing binds, is no literal."""
+    from codequorum.behaviour.runtimes.js_literals import NotLiteral, literal
+    from codequorum.core.parsing import parse
+
+    def read(expr: str, bound: dict[str, object]) -> object:
+        root = parse(f"({expr});", "javascript").root_node
+        return literal(root.named_children[0].named_children[0].named_children[0], bound)
+
+    row = {"$": "object", "v": [["1", "one"], ["out", [5, 6]]]}
+    bound = {"t": row, "input": "out", "s": "a😀"}
+    assert read("t.out", bound) == [5, 6] and read("t['out']", bound) == [5, 6]
+    assert read("t[input]", bound) == [5, 6] and read("t[1]", bound) == "one"
+    assert read("t.out[1]", bound) == 6 and read("t.out.length", bound) == 2
+    assert read("s.length", bound) == 3  # UTF-16 units, as JavaScript counts
+    for missing in ("t.none", "t.out[2]", "u.out", "t[other]", "Math.PI"):
+        with pytest.raises(NotLiteral):
+            read(missing, bound)

@@ -147,13 +147,17 @@ def _stem(path: str) -> str:
 def _names_module(specifier: str, importer: str, module: str) -> bool:
     """Whether an import of ``specifier`` in the file ``importer`` loads the file
     ``module`` (workspace paths): a relative path to it, with or without its suffix (a
-    TypeScript file imported as ``./fmt.js`` too), or to its folder when it is an index."""
+    TypeScript file imported as ``./fmt.js`` too), or to a folder holding it, whose index
+    gathers its files (``import { slug } from '../src'``, ``src/index.ts`` re-exporting
+    ``./utils``: a test imports a library's functions so)."""
     if not specifier.startswith("."):
         return False  # a package: not a file of this workspace that we can tell
     target = _stem(posixpath.normpath(posixpath.join(posixpath.dirname(importer), specifier)))
     own = _stem(module)
-    return target == own or (posixpath.basename(own) == "index"
-                             and target == posixpath.dirname(own))
+    if target.endswith("/index"):
+        target = target[:-len("/index")]
+    return target == own or (target not in (".", "..") and not target.startswith("../")
+                             and own.startswith(target + "/"))
 
 
 def _bound_names(node: Node) -> set[str]:

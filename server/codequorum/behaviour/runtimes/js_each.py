@@ -4,11 +4,15 @@
 b)).toBe(want); })`` makes one call per row: each row binds the callback's parameters to
 its literal values, and a call in the callback (and what its assertion says it gives) is
 read with those bindings (``js_literals.literal(node, bound)``). So do a loop over a table,
-``for (const [a, want] of CASES) ...``, and ``CASES.forEach(([a, want]) => ...)``.
+``for (const [a, want] of CASES) ...``, ``CASES.forEach(([a, want]) => ...)``, and a loop
+over an object's keys, ``for (const input in tests) expect(f(input)).toBe(tests[input])``.
 
 Read: Jest's and Vitest's ``test.each``, ``it.each``, ``describe.each`` (``.only``/``.skip``
 before ``each`` too: ``.skip`` is left out, it does not hold), ``for``-``of`` and
-``forEach``, over an array written there or named by a top-level ``const CASES = [...]``.
+``forEach``, over an array written there or named by a ``const CASES = [...]`` of the file
+(at its top level or inside a ``describe``; a name the file declares twice names none), and
+``for``-``in`` over an object so named: each key binds the loop's name, and the object's
+name binds the object (``tests[input]``, ``t.output``: what a row holds is read there).
 A row that is an array binds the parameters in order (a ``[a, b]`` pattern's names); one
 that is an object binds a destructured ``{a, b, want}`` by key; a value that is neither
 binds a lone parameter, and a lone name of a loop or ``forEach`` takes the whole row.
@@ -39,26 +43,36 @@ Case = dict[str, Any]
 Tables = dict[str, Node]
 
 
-def _table(node: Node | None, tables: Tables) -> Node | None:
-    """An array written there, or the one a module-level ``const NAME = [...]`` holds."""
+def _table(node: Node | None, tables: Tables, kind: str = "array") -> Node | None:
+    """An array (``kind``: or an object) written there, or the one a ``const NAME = ...``
+    of the file holds."""
     if node is not None and node.type == "identifier":
         node = tables.get(node_text(node))
-    return node if node is not None and node.type == "array" else None
+    return node if node is not None and node.type == kind else None
 
 
 def module_tables(root: Node) -> Tables:
-    """The file's top-level ``const NAME = [...]`` (``let``, ``var``): the tables a test may
-    name."""
+    """The file's ``const NAME = [...]`` and ``const NAME = {...}`` (``let``, ``var``), at
+    its top level or in a test's callback: the tables a test may name. A name declared
+    twice is left out (which one a test reads would be a guess)."""
     out: Tables = {}
-    for statement in root.named_children:
-        if statement.type not in ("lexical_declaration", "variable_declaration"):
+    twice: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type != "variable_declarator":
             continue
-        for declarator in statement.named_children:
-            name = declarator.child_by_field_name("name")
-            value = declarator.child_by_field_name("value")
-            if name is not None and name.type == "identifier" and value is not None \
-                    and value.type == "array":
-                out[node_text(name)] = value
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is None or name.type != "identifier":
+            continue
+        word = node_text(name)
+        if word in out or word in twice or value is None \
+                or value.type not in ("array", "object"):
+            twice.add(word)
+            out.pop(word, None)
+            continue
+        out[word] = value
     return out
 
 
@@ -216,15 +230,35 @@ def _for_each_cases(call: Node, tables: Tables) -> tuple[Node, list[Case]] | Non
 
 
 def _for_of_cases(loop: Node, tables: Tables) -> tuple[Node, list[Case]] | None:
-    """``for (const [x, want] of TABLE) ...``: the loop's body and the rows' bindings."""
+    """``for (const [x, want] of TABLE) ...``: the loop's body and the rows' bindings;
+    ``for (const key in OBJECT) ...``: each key, with the object by its name."""
     operator = loop.child_by_field_name("operator")
     left, body = loop.child_by_field_name("left"), loop.child_by_field_name("body")
-    table = _table(loop.child_by_field_name("right"), tables)
-    if operator is None or node_text(operator) != "of" or left is None or body is None \
-            or table is None:
+    right = loop.child_by_field_name("right")
+    if operator is None or left is None or body is None or right is None:
+        return None
+    if node_text(operator) == "in":
+        return _for_in_cases(left, right, body, tables)
+    table = _table(right, tables)
+    if node_text(operator) != "of" or table is None:
         return None
     found = _pattern(left)
     return None if found is None else (body, _rows(table, *found))
+
+
+def _for_in_cases(left: Node, right: Node, body: Node,
+                  tables: Tables) -> tuple[Node, list[Case]] | None:
+    """``for (const input in tests)`` over an object table: a row per key (its text),
+    the object bound by its name so that ``tests[input]`` reads the key's value."""
+    table = _table(right, tables, "object")
+    if table is None or left.type != "identifier" or right.type != "identifier":
+        return None
+    try:
+        whole = literal(table)
+    except (NotLiteral, ValueError, RecursionError):
+        return None
+    keys = [k for k, _v in whole["v"]][:MAX_CASES]
+    return body, [{node_text(left): k, node_text(right): whole} for k in keys]
 
 
 def case_bindings(root: Node) -> dict[Key, list[Case]]:

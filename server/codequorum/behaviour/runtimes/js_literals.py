@@ -40,9 +40,37 @@ def literal(node: Node, bound: Mapping[str, Any] | None = None) -> Any:
     table-driven test's case: ``test.each``) reads as that value."""
     if bound and node.type == "identifier" and node_text(node) in bound:
         return bound[node_text(node)]
+    if bound and node.type in ("member_expression", "subscript_expression"):
+        return _read(node, bound)
     if _depth(node) > MAX_LITERAL_DEPTH:
         raise NotLiteral("nested too deep")
     return _literal(node)
+
+
+def _read(node: Node, bound: Mapping[str, Any]) -> Any:
+    """``t.output``, ``t["output"]``, ``tests[input]``, ``row[0]``, ``cases.length`` of a
+    value a name is ``bound`` to: what it holds there; :class:`NotLiteral` where it holds
+    nothing (JavaScript's ``undefined`` is no expected value a test means)."""
+    base = literal(node.child_by_field_name("object"), bound)  # type: ignore[arg-type]
+    prop = node.child_by_field_name("property")
+    index = node.child_by_field_name("index")
+    if prop is not None:
+        key: Any = node_text(prop)
+    elif index is not None:
+        key = literal(index, bound)
+    else:
+        raise NotLiteral(node.type)
+    if isinstance(base, dict) and base.get("$") == "object" and type(key) in (str, int):
+        for k, v in base.get("v") or ():
+            if k == str(key):
+                return v
+    if isinstance(base, list) and key == "length":
+        return len(base)
+    if isinstance(base, str) and key == "length":  # in UTF-16 units, as JavaScript counts
+        return len(base.encode("utf-16-le")) // 2
+    if isinstance(base, list) and type(key) is int and 0 <= key < len(base):
+        return base[key]
+    raise NotLiteral(f"{node.type} of nothing")
 
 
 def _depth(node: Node) -> int:
