@@ -76,7 +76,8 @@ def test_an_object_table_in_a_describe_gives_a_row_per_key_with_its_value() -> N
     (const input in tests)``; and a list of rows read by their keys (``t.input``)."""
     found = _bindings(
         "describe('add', () => {\n  const tests = { 'a': 'A', '1': 'one' };\n"
-        "  for (const input in tests) {\n    test(input, () => expect(add(input)).toBe(tests[input]));\n"
+        "  for (const input in tests) {\n"
+        "    test(input, () => expect(add(input)).toBe(tests[input]));\n"
         "  }\n  const rows = [{ input: 1, out: 2 }, { input: 3, out: 4 }];\n"
         "  for (const t of rows) expect(add(t.input, 0)).toBe(t.out);\n});\n")
     table = {"$": "object", "v": [["1", "one"], ["a", "A"]]}
