@@ -143,6 +143,23 @@ def test_a_parametrized_test_gives_one_graded_call_per_case() -> None:
                                 ((5,), "tests/test_app.py:8", 10)]
 
 
+def test_a_dict_of_inputs_and_outputs_in_the_test_gives_a_graded_call_per_key() -> None:
+    """``cases = {...}`` in the test, then ``for x, want in cases.items()`` or ``for x in
+    table: assert f(x) == table[x]``: each key graded by its value."""
+    tests = ("from app import f\n\n\ndef test_items():\n    cases = {1: 2, 3: 6}\n"
+             "    for x, want in cases.items():\n        assert f(x) == want\n\n\n"
+             "def test_keys():\n    table = {'5': 10}\n    for x in table:\n"
+             "        assert f(x) == table[x]\n")
+    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
+                            files=(("app.py", "def f(x):\n    return 2 * x\n"),), roots=("",),
+                            callers=(("tests/test_app.py", tests),))
+    calls = literal_calls(context, "f")
+    assert [(c.args, c.where, c.expectation.expected if c.expectation else None)
+            for c in calls] == [((1,), "tests/test_app.py:7", 2),
+                                ((3,), "tests/test_app.py:7", 6),
+                                (("5",), "tests/test_app.py:13", 10)]
+
+
 def test_a_function_passed_to_assert_raises_is_a_call_that_must_raise() -> None:
     tests = ("import unittest\n\nimport pytest\n\nfrom app import f\n\n\n"
              "class T(unittest.TestCase):\n    def test_f(self):\n"

@@ -72,3 +72,31 @@ def test_a_table_the_module_names_and_a_loop_over_a_table_give_cases() -> None:
                   "        assert f(n) == s\n    for k in [7, 8]:\n        f(k)\n"
                   "    for q in range(3):\n        f(q, 1)\n") == {
         "f(n)": [{"n": 5, "s": "a"}], "f(k)": [{"k": 7}, {"k": 8}]}
+
+
+def test_a_table_in_the_test_a_dicts_items_and_its_keys_give_cases() -> None:
+    """``cases`` assigned inside the test, ``for text, want in TESTS.items()`` and ``for
+    text in TESTS:`` (the dict bound by its name, so that ``TESTS[text]`` reads the
+    value); a name assigned twice names no table."""
+    tests = {"a b": "a-b", "": ""}
+    assert _bound("def test_a():\n    cases = [(1, 2)]\n    for x, want in cases:\n"
+                  "        assert f(x) == want\n") == {"f(x)": [{"x": 1, "want": 2}]}
+    assert _bound("TESTS = {'a b': 'a-b', '': ''}\n\ndef test_b():\n"
+                  "    for text, want in TESTS.items():\n        assert f(text) == want\n"
+                  "    for t in TESTS:\n        assert f(t, 0) == TESTS[t]\n") == {
+        "f(text)": [{"text": "a b", "want": "a-b"}, {"text": "", "want": ""}],
+        "f(t, 0)": [{"t": "a b", "TESTS": tests}, {"t": "", "TESTS": tests}]}
+    assert _bound("def test_c():\n    T = [(1,)]\n    for (x,) in T:\n        f(x)\n"
+                  "def test_d():\n    T = [(2,)]\n    for (y,) in T:\n        f(y)\n") == {}
+
+
+def test_a_row_is_read_by_its_key_or_index_where_the_assertion_reads_it() -> None:
+    from codequorum.behaviour.expectations import literal
+
+    def read(expr: str, bound: dict[str, object]) -> tuple[bool, object]:
+        return literal(ast.parse(expr, mode="eval").body, bound)
+
+    bound: dict[str, object] = {"row": ("in", None), "T": {"a": [1, 2]}, "k": "a"}
+    assert read("row[1]", bound) == (True, None) and read("T[k][1]", bound) == (True, 2)
+    assert read("T['b']", bound) == (False, None) and read("row[5]", bound) == (False, None)
+    assert read("other[0]", bound) == (False, None) and read("row[0:1]", bound) == (False, None)

@@ -81,6 +81,8 @@ def literal(node: ast.expr, bound: Mapping[str, Any] | None = None) -> tuple[boo
     ``(False, None)``."""
     if bound and isinstance(node, ast.Name) and node.id in bound:
         return True, bound[node.id]
+    if bound and isinstance(node, ast.Subscript):
+        return _item(node, bound)
     special = _special(node)
     if special is not None:
         return True, special
@@ -91,6 +93,22 @@ def literal(node: ast.expr, bound: Mapping[str, Any] | None = None) -> tuple[boo
     except (TypeError, *UNREADABLE):
         return False, None
     return (True, value) if humaneval.is_plain(value) else (False, None)
+
+
+def _item(node: ast.Subscript, bound: Mapping[str, Any]) -> tuple[bool, Any]:
+    """``TESTS[text]``, ``row[0]``, ``case["want"]`` of a value a name is ``bound`` to:
+    what it holds there, ``(False, None)`` where it holds nothing or is no literal."""
+    ok, base = literal(node.value, bound)
+    key: Any
+    found, key = literal(node.slice, bound) if ok else (False, None)
+    if not found:
+        return False, None
+    if not isinstance(base, dict | list | tuple | str) or isinstance(key, slice):
+        return False, None
+    try:
+        return True, base[key]
+    except (KeyError, IndexError, TypeError):
+        return False, None
 
 
 #: The operators of the arithmetic a test writes in its literals (``60 * 1000``).

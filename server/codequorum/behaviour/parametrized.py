@@ -2,13 +2,15 @@
 
 ``@pytest.mark.parametrize("text, want", [("a b", "a-b"), ("", "")])`` over ``def
 test_slug(text, want): assert slug(text) == want`` makes one call per case, as does
-``for text, want in CASES: assert slug(text) == want`` over a table: each case binds
+``for text, want in CASES: assert slug(text) == want`` over a table (``CASES.items()``
+of a dict, or its keys, ``TESTS[text]`` then read as the key's value): each case binds
 the names to its literal values, and a call in the test (and what its assertion says it
 gives) is read with those bindings (:func:`codequorum.behaviour.expectations.literal`).
 
 Read: the names as one string (``"a, b"``) or a list or tuple of strings (a loop's: its
 target names); the cases as a list or tuple of tuples (one value each for a single name),
-written there or named by a module-level ``CASES = [...]``, ``pytest.param(...)`` among
+written there or named by a ``CASES = [...]`` of the file (at its top or in a test; a
+name assigned twice names none), ``pytest.param(...)`` among
 them (one marked ``xfail`` or ``skip`` is left out: it does not hold); stacked decorators,
 and a class's decorators over its methods, multiply. A value that is not a literal leaves
 its name unbound in that case (a call using it is then not read). ``indirect``
@@ -79,9 +81,13 @@ Tables = dict[str, ast.expr]
 
 def _rows(names: list[str], table: ast.expr, tables: Tables) -> list[Case] | None:
     """The cases a table binds to ``names``: a list or tuple of rows written there, or
-    named (a module-level ``CASES = [...]``); None when it is neither."""
+    named (a ``CASES = [...]`` of the file), or a dict's ``.items()`` (a row a key and
+    its value); None when it is none of those."""
     if isinstance(table, ast.Name):
         table = tables.get(table.id, table)
+    pairs = _items_of(table, tables)
+    if pairs is not None:
+        table = ast.List(elts=[ast.Tuple(elts=[k, v]) for k, v in pairs if k is not None])
     if not isinstance(table, (ast.List, ast.Tuple)):
         return None
     cases: list[Case] = []
@@ -118,17 +124,51 @@ def _loop_cases(loop: ast.For | ast.AsyncFor, tables: Tables) -> list[Case]:
     else:
         return [{}]
     rows = _rows(names, loop.iter, tables)
+    if rows is None and len(names) == 1:
+        rows = _key_rows(names[0], loop.iter, tables)
     return rows if rows else [{}]
 
 
+def _key_rows(name: str, iterated: ast.expr, tables: Tables) -> list[Case] | None:
+    """``for text in TESTS:`` over a dict table: a case per key, the dict by its name too,
+    so that ``TESTS[text]`` reads the key's value."""
+    if not isinstance(iterated, ast.Name) or not isinstance(tables.get(iterated.id), ast.Dict):
+        return None
+    ok, whole = literal(tables[iterated.id])
+    if not ok or not isinstance(whole, dict):
+        return None
+    return [{name: k, iterated.id: whole} for k in list(whole)[:MAX_CASES]]
+
+
+def _items_of(node: ast.expr, tables: Tables) -> list[tuple[ast.expr | None, ast.expr]] | None:
+    """The pairs of ``TABLE.items()`` over a dict written there or named; None otherwise."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "items" and not node.args and not node.keywords):
+        return None
+    table = node.func.value
+    if isinstance(table, ast.Name):
+        table = tables.get(table.id, table)
+    return list(zip(table.keys, table.values, strict=True)) if isinstance(table, ast.Dict) \
+        else None
+
+
 def module_tables(tree: ast.Module) -> Tables:
-    """The module's ``NAME = [...]`` (or a tuple) assignments: the tables a test may name."""
+    """The file's ``NAME = [...]`` (a tuple, a dict) assignments, at its top level or in a
+    test: the tables a test may name. A name assigned twice is left out (which one a test
+    reads would be a guess)."""
     out: Tables = {}
-    for statement in tree.body:
-        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)
-                and isinstance(statement.value, (ast.List, ast.Tuple))):
-            out[statement.targets[0].id] = statement.value
+    twice: set[str] = set()
+    for statement in ast.walk(tree):
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            continue
+        name = statement.targets[0].id
+        if name in out or name in twice \
+                or not isinstance(statement.value, (ast.List, ast.Tuple, ast.Dict)):
+            twice.add(name)
+            out.pop(name, None)
+            continue
+        out[name] = statement.value
     return out
 
 

@@ -16,12 +16,14 @@ from collections.abc import Iterable
 
 from codequorum.behaviour.parametrized import parametrized_names
 
-#: Calls that change nothing a function gives: builtins that make values, and pytest's and
-#: unittest's assertion helpers (every ``assert*`` method too).
+#: Calls that change nothing a function gives: builtins that make values (a dict's views
+#: among them: a table's ``.items()``), and pytest's and unittest's assertion helpers
+#: (every ``assert*`` method too).
 HARMLESS = frozenset({"float", "int", "str", "bytes", "bool", "len", "list", "tuple", "dict",
                       "set", "frozenset", "sorted", "repr", "range", "abs", "round", "min",
                       "max", "sum", "isinstance", "type", "raises", "approx", "param",
-                      "assertRaises", "assertRaisesRegex", "subTest"})
+                      "assertRaises", "assertRaisesRegex", "subTest", "enumerate", "zip",
+                      "reversed", "items", "keys", "values"})
 #: What a set-up method of a test class is named.
 SETUPS = frozenset({"setUp", "setUpClass", "asyncSetUp", "setup_method", "setup_class",
                     "setup", "setup_function"})

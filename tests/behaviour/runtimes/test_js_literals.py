@@ -140,7 +140,7 @@ def test_what_a_bound_row_holds_is_read_through_members_and_subscripts() -> None
         return literal(root.named_children[0].named_children[0].named_children[0], bound)
 
     row = {"$": "object", "v": [["1", "one"], ["out", [5, 6]]]}
-    bound = {"t": row, "input": "out", "s": "a😀"}
+    bound: dict[str, object] = {"t": row, "input": "out", "s": "a😀"}
     assert read("t.out", bound) == [5, 6] and read("t['out']", bound) == [5, 6]
     assert read("t[input]", bound) == [5, 6] and read("t[1]", bound) == "one"
     assert read("t.out[1]", bound) == 6 and read("t.out.length", bound) == 2
