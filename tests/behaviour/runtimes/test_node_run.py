@@ -271,3 +271,21 @@ def test_a_callback_called_without_end_is_heard_up_to_a_bound(node_sandboxed: ob
     report = _run([spam], "javascript", "spam")
     heard = [json.loads(str((o or ("",))[0])).get("heard") for o in report.outcomes[0]]
     assert heard and all(h == [[i] for i in range(100)] + [{"$": "truncated"}] for h in heard)
+
+
+def test_a_cache_keyed_on_the_first_argument_parts_on_the_third_probe(
+        node_sandboxed: object) -> None:
+    """A returned function of two parameters is called on ``(1, 2)``, ``(2, 3)``, ``(1, 5)``
+    and ``(1, 2)``: the cache keyed on ``a`` alone answers ``(1, 5)`` with 12."""
+    keyed = ("/** @example memo((a, b) => a * 10 + b) */\n"
+             "function memo(fn) {\n  const cache = new Map();\n  return (a, b) => {\n"
+             "    const k = KEY;\n    if (!cache.has(k)) cache.set(k, fn(a, b));\n"
+             "    return cache.get(k);\n  };\n}\n")
+    report = _run([keyed.replace("KEY", "JSON.stringify([a, b])"),
+                   keyed.replace("KEY", "`${a},${b}`"), keyed.replace("KEY", "a")],
+                  "javascript", "memo")
+    assert report.output_clusters == [[0, 1], [2]]
+    calls = [json.loads(str((row[0] or ("",))[0]))["calls"] for row in report.outcomes]
+    assert [c[0] for c in calls[0]] == [[1, 2], [2, 3], [1, 5], [1, 2]]
+    assert [c[1] for c in calls[0]] == [12, 23, 15, 12]
+    assert [c[1] for c in calls[2]] == [12, 23, 12, 12]

@@ -139,3 +139,28 @@ def test_a_call_from_another_thread_is_not_heard() -> None:
 
     shown = consumed(later(doctest_run.recording(lambda x: x)))
     assert isinstance(shown, Returned) and shown.heard == [(-1,), (-2,), (-1,)]
+
+
+def test_a_function_of_two_parameters_meets_a_call_that_shares_its_first_argument() -> None:
+    """``(1, 2)``, ``(2, 3)``, ``(1, 5)``, ``(1, 2)``: a cache keyed on the first argument
+    alone answers ``(1, 5)`` from the first call and parts from one keyed on both."""
+    assert doctest_run.probe_rows(0) == [(), (), ()]
+    assert doctest_run.probe_rows(1) == [(1,), (2,), (1,)]
+    assert doctest_run.probe_rows(2) == [(1, 2), (2, 3), (1, 5), (1, 2)]
+    assert doctest_run.probe_rows(3) == [(1, 2, 3), (2, 3, 4), (1, 2, 6), (1, 2, 3)]
+
+    def memoize(by_first: bool) -> Callable[..., Any]:
+        cache: dict[Any, Any] = {}
+
+        def wrapper(a: int, b: int) -> int:
+            k = a if by_first else (a, b)
+            if k not in cache:
+                cache[k] = a * 10 + b
+            return cache[k]
+
+        return wrapper
+
+    assert child.canonical_repr(consumed(memoize(False))) == (
+        "<function: (1, 2) -> 12, (2, 3) -> 23, (1, 5) -> 15, (1, 2) -> 12>")
+    assert child.canonical_repr(consumed(memoize(True))) == (
+        "<function: (1, 2) -> 12, (2, 3) -> 23, (1, 5) -> 12, (1, 2) -> 12>")

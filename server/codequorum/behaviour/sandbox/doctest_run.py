@@ -11,7 +11,7 @@ canonical repr of an expression's value (an iterator or an async generator shown
 list of its first :data:`MAX_ITEMS` items, a coroutine as what it returns: :func:`driven`).
 
 A function a version returns (``once(f)``, ``memoize(f)``, ``adder(3)``) is shown by what
-it does, not by its name: :func:`probed` calls it on :data:`PROBES` and keeps what each
+it does, not by its name: :func:`probed` calls it on :func:`probe_rows` and keeps what each
 call gave, and what a function an input passed (:func:`recording`) was called with
 meanwhile. Two versions whose returned functions answer alike return the same thing
 (``wrapper`` and ``inner`` alike); a ``once`` that calls ``f`` again differs from one that
@@ -64,10 +64,9 @@ def driven(awaitable: Any) -> Any:
                                "coroutines without an event loop")
 
 
-#: The arguments a returned function is called with, one call each (every parameter
-#: without a default given the same value): the first again last, so that a function
-#: that remembers (``once``, a cache, a counter) answers differently from one that
-#: does not.
+#: The arguments a returned function of one parameter is called with, one call each:
+#: the first again last, so that a function that remembers (``once``, a cache, a counter)
+#: answers differently from one that does not.
 PROBES = (1, 2, 1)
 #: Most parameters a probe fills.
 MAX_ARITY = 3
@@ -163,8 +162,19 @@ def recording(fn: Any) -> Any:
     return made
 
 
+def probe_rows(width: int) -> list[tuple[int, ...]]:
+    """The calls' arguments for ``width`` parameters: each of :data:`PROBES` for one (none
+    for none); for more, ``(1, 2)``, ``(2, 3)``, ``(1, 5)`` (the first row with its last
+    argument changed: a cache keyed on the first argument alone answers it from the
+    first call) and the first again."""
+    if width <= 1:
+        return [(probe,) * width for probe in PROBES]
+    first = tuple(range(1, width + 1))
+    return [first, tuple(range(2, width + 2)), (*first[:-1], width + 3), first]
+
+
 def probed(fn: Any) -> Returned:
-    """``fn`` called on each of :data:`PROBES` (inside the test's clock and trace, as a
+    """``fn`` called on each of :func:`probe_rows` (inside the test's clock and trace, as a
     caller of the returned function would run it); an exception is kept by its class
     name only (its message names the function, which versions name as they like)."""
     global _heard, _probing_thread
@@ -174,8 +184,7 @@ def probed(fn: Any) -> Returned:
     heard = _heard
     _probing_thread = _thread.get_ident()
     try:
-        for probe in PROBES:
-            args = (probe,) * width
+        for args in probe_rows(width):
             try:
                 calls.append((args, consumed(fn(*args), probe=False)))
             except Exception as exc:  # the version's own error is what the call gave

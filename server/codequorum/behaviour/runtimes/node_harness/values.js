@@ -156,10 +156,12 @@
 
   // A function a version returns (``once(f)``, ``memoize(f)``, ``adder(3)``) is shown by
   // what it does, not by its name: ``{"$": "function", "calls": [[args, value], ...]}``,
-  // ``[args, null, name]`` where a call threw ``name``. It is called on each of PROBES,
-  // every parameter given the probe (one when it declares none: a rest parameter), the
-  // first again last, so that one that remembers (``once``, a cache, a counter) answers
-  // differently from one that does not. A function inside what a probe gives is only a
+  // ``[args, null, name]`` where a call threw ``name``. One parameter (or none declared:
+  // a rest parameter) is given each of PROBES, the first again last, so that one that
+  // remembers (``once``, a cache, a counter) answers differently from one that does not;
+  // more are given ``(1, 2)``, ``(2, 3)``, ``(1, 5)`` and ``(1, 2)`` again (the third the
+  // first with its last argument changed: a cache keyed on the first argument alone
+  // answers it from the first call), as ``doctest_run.probe_rows`` gives Python's. A function inside what a probe gives is only a
   // function, and one inside the returned value (a method of an object) is not called.
   //
   // What a function an input passes is called with while the probes run, and by the
@@ -214,6 +216,22 @@
     }
   }
 
+  function probeRows(width) {
+    const rows = [];
+    if (width <= 1) {
+      for (let i = 0; i < PROBES.length; i++) push(rows, [PROBES[i]]);
+      return rows;
+    }
+    const first = [], second = [], third = [], again = [];
+    for (let j = 0; j < width; j++) {
+      push(first, j + 1);
+      push(second, j + 2);
+      push(third, j + 1 < width ? j + 1 : width + 3);
+      push(again, j + 1);
+    }
+    return [first, second, third, again];
+  }
+
   function probeCalls(fn) {
     let width = 1;
     try {
@@ -221,9 +239,9 @@
       if (typeof n === 'number' && n > 1) width = n < MAX_ARITY ? n : MAX_ARITY;
     } catch (e) { /* a length getter of the version's that throws */ }
     const calls = [];
-    for (let i = 0; i < PROBES.length; i++) {
-      const args = [];
-      for (let j = 0; j < width; j++) push(args, PROBES[i]);
+    const rows = probeRows(width);
+    for (let i = 0; i < rows.length; i++) {
+      const args = rows[i];
       let value;
       try {
         value = apply(fn, undefined, args);
