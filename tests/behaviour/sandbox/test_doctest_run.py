@@ -150,7 +150,7 @@ def test_a_function_of_two_parameters_meets_a_call_that_shares_its_first_argumen
     assert doctest_run.probe_rows(3) == [(1, 2, 3), (2, 3, 4), (1, 2, 6), (1, 2, 3)]
 
     def memoize(by_first: bool) -> Callable[..., Any]:
-        cache: dict[Any, Any] = {}
+        cache: dict[Any, int] = {}
 
         def wrapper(a: int, b: int) -> int:
             k = a if by_first else (a, b)
