@@ -160,6 +160,23 @@ def test_a_dict_of_inputs_and_outputs_in_the_test_gives_a_graded_call_per_key() 
                                 (("5",), "tests/test_app.py:13", 10)]
 
 
+def test_a_literal_a_test_holds_in_a_name_is_the_calls_argument_and_expected_value() -> None:
+    """python-slugify's tests, in a top-level ``test.py``: ``txt = '...'`` then ``r =
+    f(txt)`` and ``self.assertEqual(r, txt)``; the name is reassigned between calls."""
+    tests = ("import unittest\nfrom app import f\n\n\nclass T(unittest.TestCase):\n"
+             "    def test_f(self):\n        txt = 'a b'\n        r = f(txt)\n"
+             "        self.assertEqual(r, txt)\n        txt = 'c'\n        r = f(txt, 2)\n"
+             "        self.assertEqual(r, 'cc')\n")
+    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
+                            files=(("app.py", "def f(x, n=1):\n    return x * n\n"),),
+                            roots=("",), callers=(("test.py", tests),))
+    calls = literal_calls(context, "f")
+    assert [(c.args, c.where, c.expectation.expected if c.expectation else None)
+            for c in calls] == [(("a b",), "test.py:8", "a b"), (("c", 2), "test.py:11", "cc")]
+    assert is_test_file("test.py") and is_test_file("app/tests.py")
+    assert not is_test_file("testing.py") and not is_test_file("contest.py")
+
+
 def test_a_function_passed_to_assert_raises_is_a_call_that_must_raise() -> None:
     tests = ("import unittest\n\nimport pytest\n\nfrom app import f\n\n\n"
              "class T(unittest.TestCase):\n    def test_f(self):\n"

@@ -34,6 +34,7 @@ from codequorum.behaviour.expectations import (
     expectations,
     literal,
 )
+from codequorum.behaviour.local_literals import held_literals
 from codequorum.behaviour.parametrized import Case, case_bindings
 from codequorum.behaviour.plain_tests import plain_calls
 from codequorum.core import pyast
@@ -73,9 +74,10 @@ class FoundCall:
 
 
 def is_test_file(path: str) -> bool:
-    """``test_x.py``, ``x_test.py`` or a file under a ``tests``/``test`` folder."""
+    """``test_x.py``, ``x_test.py``, ``test.py`` or ``tests.py`` (a Django app's), or a
+    file under a ``tests``/``test`` folder."""
     p = PurePosixPath(path)
-    return (p.name.startswith("test_") or p.stem.endswith("_test")
+    return (p.name.startswith("test_") or p.stem.endswith("_test") or p.stem in ("test", "tests")
             or any(part in ("tests", "test") for part in p.parts[:-1]))
 
 
@@ -184,6 +186,7 @@ def _file_calls(path: str, tree: ast.Module, context: ModuleContext, name: str,
         plain = {k for k in plain if k not in _bare_calls(tree, name)}
     said = {k: v for k, v in expectations(tree).items() if k in plain}
     cases = case_bindings(tree) if in_test else {}
+    held = held_literals(tree) if in_test else {}
     here_owners = owners | _module_names(tree, context.name)
     passed = _passed_to_raise(tree, name, here_owners) if in_test else []
     for call, origin, raising in passed:  # read as the assertion itself would be
@@ -193,7 +196,9 @@ def _file_calls(path: str, tree: ast.Module, context: ModuleContext, name: str,
     calls = [*_outside(tree, name, here_owners), *(c for c, _, _ in passed)]
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
         stated = said.get(id(call))
-        for bound in cases.get(id(call), [{}]):
+        names = held.get(id(call), {})
+        for case in cases.get(id(call), [{}]):
+            bound = {**names, **case}
             found = _arguments(call, bound)
             if found is not None:
                 yield FoundCall(found[0], found[1], in_test, f"{path}:{call.lineno}",

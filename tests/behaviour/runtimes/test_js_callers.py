@@ -442,3 +442,18 @@ def test_a_test_importing_the_folder_grades_each_key_of_its_table(tmp_path: Path
     said = [(c.args, c.expectation.expected if c.expectation else None)
             for c in literal_calls(context, "clean")]
     assert said == [(("//a//",), "/a/"), (("b",), "b"), ((), "")]
+
+
+def test_a_literal_a_test_holds_in_a_name_is_the_calls_argument_and_expected_value(
+        tmp_path: Path) -> None:
+    """``const input = 'Foo Bar'; const expected = 'foo-bar';`` then
+    ``expect(slug(input)).toBe(expected)``: graded, as if written in the call."""
+    path = _package(tmp_path)
+    (tmp_path / "names.test.js").write_text(
+        "import slug from './index.js';\n\ntest('x', () => {\n  const input = 'Foo Bar';\n"
+        "  const expected = 'foo-bar';\n  expect(slug(input)).toBe(expected);\n"
+        "  let other = '-';\n  other = 'A_b';\n  expect(slug(other)).toBe('a-b');\n});\n")
+    context = js_module_view(INDEX, path, tmp_path).context("slug")
+    said = [(c.args, c.expectation.expected if c.expectation else None)
+            for c in literal_calls(context, "slug") if c.where.startswith("names.test")]
+    assert said == [(("Foo Bar",), "foo-bar"), (("A_b",), "a-b")]

@@ -33,6 +33,7 @@ from codequorum.behaviour.expectations import Expectation
 from codequorum.behaviour.runtimes.js_each import Case, case_bindings
 from codequorum.behaviour.runtimes.js_expectations import Key, expectations, key
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, call_arguments, node_text
+from codequorum.behaviour.runtimes.js_local_literals import held_at
 from codequorum.behaviour.runtimes.js_plain import plain_calls
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext
@@ -237,7 +238,9 @@ def _file_calls(path: str, root: Node, name: str, owner: str | None,
     for call in _calls(root, name):
         receiver = _receiver(call, owner) if owner else None
         stated = said.get(key(call))
-        for bound in cases.get(key(call), [{}]):
+        names = held_at(call) if in_test else {}
+        for case in cases.get(key(call), [{}]):
+            bound = {**names, **case}
             args = _arguments(call, bound)
             if args is not None:
                 yield JsCall(args, in_test, f"{path}:{call.start_point[0] + 1}", receiver,
