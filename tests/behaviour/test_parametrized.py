@@ -77,7 +77,7 @@ def test_a_table_the_module_names_and_a_loop_over_a_table_give_cases() -> None:
 def test_a_table_in_the_test_a_dicts_items_and_its_keys_give_cases() -> None:
     """``cases`` assigned inside the test, ``for text, want in TESTS.items()`` and ``for
     text in TESTS:`` (the dict bound by its name, so that ``TESTS[text]`` reads the
-    value); a name assigned twice names no table."""
+    value); a test's own table shadows the module's, and a name assigned twice names none."""
     tests = {"a b": "a-b", "": ""}
     assert _bound("def test_a():\n    cases = [(1, 2)]\n    for x, want in cases:\n"
                   "        assert f(x) == want\n") == {"f(x)": [{"x": 1, "want": 2}]}
@@ -86,8 +86,11 @@ def test_a_table_in_the_test_a_dicts_items_and_its_keys_give_cases() -> None:
                   "    for t in TESTS:\n        assert f(t, 0) == TESTS[t]\n") == {
         "f(text)": [{"text": "a b", "want": "a-b"}, {"text": "", "want": ""}],
         "f(t, 0)": [{"t": "a b", "TESTS": tests}, {"t": "", "TESTS": tests}]}
-    assert _bound("def test_c():\n    T = [(1,)]\n    for (x,) in T:\n        f(x)\n"
-                  "def test_d():\n    T = [(2,)]\n    for (y,) in T:\n        f(y)\n") == {}
+    # each test's own table, shadowing the module's; a name a test assigns twice: none
+    assert _bound("T = [(0,)]\n\ndef test_c():\n    T = [(1,)]\n    for (x,) in T:\n"
+                  "        f(x)\n\ndef test_d():\n    for (y,) in T:\n        f(y)\n\n"
+                  "def test_e():\n    T = [(2,)]\n    T = [(3,)]\n    for z in T:\n"
+                  "        f(z)\n") == {"f(x)": [{"x": 1}], "f(y)": [{"y": 0}]}
 
 
 def test_a_row_is_read_by_its_key_or_index_where_the_assertion_reads_it() -> None:

@@ -9,8 +9,8 @@ gives) is read with those bindings (:func:`codequorum.behaviour.expectations.lit
 
 Read: the names as one string (``"a, b"``) or a list or tuple of strings (a loop's: its
 target names); the cases as a list or tuple of tuples (one value each for a single name),
-written there or named by a ``CASES = [...]`` of the file (at its top or in a test; a
-name assigned twice names none), ``pytest.param(...)`` among
+written there or named by a ``CASES = [...]`` of the module or of the test around the
+loop (a name its scope assigns twice names none), ``pytest.param(...)`` among
 them (one marked ``xfail`` or ``skip`` is left out: it does not hold); stacked decorators,
 and a class's decorators over its methods, multiply. A value that is not a literal leaves
 its name unbound in that case (a call using it is then not read). ``indirect``
@@ -124,6 +124,9 @@ def _loop_cases(loop: ast.For | ast.AsyncFor, tables: Tables) -> list[Case]:
     else:
         return [{}]
     rows = _rows(names, loop.iter, tables)
+    if rows is not None and isinstance(target, (ast.Tuple, ast.List)) and len(names) == 1:
+        rows = [{k: v[0] for k, v in row.items()  # ``for (x,) in [(1,)]``: x is 1
+                 if isinstance(v, (tuple, list)) and len(v) == 1} for row in rows]
     if rows is None and len(names) == 1:
         rows = _key_rows(names[0], loop.iter, tables)
     return rows if rows else [{}]
@@ -153,23 +156,30 @@ def _items_of(node: ast.expr, tables: Tables) -> list[tuple[ast.expr | None, ast
 
 
 def module_tables(tree: ast.Module) -> Tables:
-    """The file's ``NAME = [...]`` (a tuple, a dict) assignments, at its top level or in a
-    test: the tables a test may name. A name assigned twice is left out (which one a test
-    reads would be a guess)."""
-    out: Tables = {}
-    twice: set[str] = set()
-    for statement in ast.walk(tree):
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)):
+    """The module's own ``NAME = [...]`` (a tuple, a dict) assignments: the tables a test
+    may name."""
+    return scope_tables(tree.body, {})
+
+
+def scope_tables(body: list[ast.stmt], outer: Tables) -> Tables:
+    """The tables a scope sees: ``outer`` (the module's), and those its own statements
+    assign (into its blocks, not into the functions it defines), which shadow them. A name
+    the scope assigns twice, or assigns something else, names no table there (which value
+    a test reads would be a guess)."""
+    own: dict[str, ast.expr | None] = {}
+    stack: list[ast.AST] = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             continue
-        name = statement.targets[0].id
-        if name in out or name in twice \
-                or not isinstance(statement.value, (ast.List, ast.Tuple, ast.Dict)):
-            twice.add(name)
-            out.pop(name, None)
-            continue
-        out[name] = statement.value
-    return out
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            table = isinstance(node.value, ast.List | ast.Tuple | ast.Dict)
+            own[name] = node.value if table and name not in own else None
+        stack.extend(ast.iter_child_nodes(node))
+    seen = {**outer, **own}
+    return {name: value for name, value in seen.items() if value is not None}
 
 
 def decorated_cases(decorators: list[ast.expr], tables: Tables | None = None) -> list[Case]:
@@ -205,22 +215,26 @@ def _combined(outer: list[Case], inner: list[Case]) -> list[Case]:
 def case_bindings(tree: ast.Module) -> dict[int, list[Case]]:
     """``id(node)`` -> the cases its innermost parametrized test or table loop binds, for
     every node inside one (class decorators multiplying its methods', a loop its test's)."""
-    tables = module_tables(tree)
+    module = module_tables(tree)
     out: dict[int, list[Case]] = {}
-    stack: list[tuple[ast.AST, list[Case]]] = [(tree, [{}])]
+    stack: list[tuple[ast.AST, list[Case], Tables]] = [(tree, [{}], module)]
     while stack:
-        node, cases = stack.pop()
+        node, cases, tables = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            cases = _combined(cases, decorated_cases(node.decorator_list, tables))
+            cases = _combined(cases, decorated_cases(node.decorator_list, module))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            tables = scope_tables(node.body, module)
         if cases != [{}]:
             out[id(node)] = cases
         if isinstance(node, (ast.For, ast.AsyncFor)):  # its body runs once per row
             inner = _combined(cases, _loop_cases(node, tables))
-            stack.extend((child, inner) for child in node.body)
-            stack.extend((child, cases) for child in (node.target, node.iter, *node.orelse))
+            stack.extend((child, inner, tables) for child in node.body)
+            stack.extend((child, cases, tables)
+                         for child in (node.target, node.iter, *node.orelse))
             continue
-        stack.extend((child, cases) for child in ast.iter_child_nodes(node))
+        stack.extend((child, cases, tables) for child in ast.iter_child_nodes(node))
     return out
 
 
-__all__ = ["MAX_CASES", "case_bindings", "decorated_cases", "module_tables", "parametrized_names"]
+__all__ = ["MAX_CASES", "case_bindings", "decorated_cases", "module_tables", "parametrized_names",
+           "scope_tables"]

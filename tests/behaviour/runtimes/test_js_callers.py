@@ -457,3 +457,30 @@ def test_a_literal_a_test_holds_in_a_name_is_the_calls_argument_and_expected_val
     said = [(c.args, c.expectation.expected if c.expectation else None)
             for c in literal_calls(context, "slug") if c.where.startswith("names.test")]
     assert said == [(("Foo Bar",), "foo-bar"), (("A_b",), "a-b")]
+
+
+def test_a_rows_array_unpacked_in_the_test_and_a_table_as_const_grade(tmp_path: Path) -> None:
+    """ufo's ``hasProtocol`` tests: a table holding ``String.raw`...``` (a value, not a call
+    that changes anything), each row's ``out`` unpacked, ``const [a, b] = t.out``; and a
+    table written ``[...] as const``."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "test").mkdir()
+    utils = tmp_path / "src" / "utils.ts"
+    utils.write_text("export function has(input: string, strict = false): boolean {\n"
+                     "  return strict ? input.startsWith('/') : input.includes('/');\n}\n")
+    (tmp_path / "src" / "index.ts").write_text("export * from './utils';\n")
+    (tmp_path / "test" / "has.test.ts").write_text(
+        'import { describe, expect, test } from "vitest";\nimport { has } from "../src";\n\n'
+        'describe("has", () => {\n  const tests = [\n    { input: "/a", out: [true, true] },\n'
+        "    { input: String.raw`a\\/b`, out: [true, false] },\n  ];\n"
+        "  for (const t of tests) {\n    test(t.input.toString(), () => {\n"
+        "      const [loose, strict] = t.out;\n      expect(has(t.input)).toBe(loose);\n"
+        "      expect(has(t.input, true)).toBe(strict);\n    });\n  }\n});\n\n"
+        'const MORE = [{ input: "x", out: false }] as const;\n'
+        "for (const t of MORE) {\n  test(t.input, () => { expect(has(t.input)).toBe(t.out); });\n}\n")
+    context = js_module_view(utils.read_text(), utils, tmp_path).context("has")
+    said = [(c.args, c.expectation.expected if c.expectation else None)
+            for c in literal_calls(context, "has")]
+    assert said == [(("/a",), True), (("a\\/b",), True), (("/a", True), True),
+                    (("a\\/b", True), False), (("x",), False)]

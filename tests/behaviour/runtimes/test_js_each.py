@@ -87,8 +87,13 @@ def test_an_object_table_in_a_describe_gives_a_row_per_key_with_its_value() -> N
                             {"t": {"$": "object", "v": [["input", 3], ["out", 4]]}}]}
 
 
-def test_a_table_name_the_file_declares_twice_names_no_table() -> None:
+def test_a_table_name_is_the_declaration_nearest_around_the_test() -> None:
+    """ufo's tests declare ``const tests`` in each ``describe``: each loop reads its own;
+    a name the file's top declares is shadowed inside; a block that declares it twice
+    names none."""
     found = _bindings(
+        "const CASES = [[0]];\nfor (const [n] of CASES) add(n, 0);\n"
         "describe('a', () => { const CASES = [[1]]; for (const [n] of CASES) add(n, 1); });\n"
-        "describe('b', () => { const CASES = [[2]]; for (const [n] of CASES) add(n, 2); });\n")
-    assert found == {}
+        "describe('b', () => { const CASES = [[2]]; for (const [n] of CASES) add(n, 2); });\n"
+        "describe('c', () => { var T = [[3]]; var T = [[4]]; for (const [n] of T) add(n, 3); });\n")
+    assert found == {"add(n, 0)": [{"n": 0}], "add(n, 1)": [{"n": 1}], "add(n, 2)": [{"n": 2}]}

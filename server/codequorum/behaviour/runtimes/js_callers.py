@@ -238,9 +238,8 @@ def _file_calls(path: str, root: Node, name: str, owner: str | None,
     for call in _calls(root, name):
         receiver = _receiver(call, owner) if owner else None
         stated = said.get(key(call))
-        names = held_at(call) if in_test else {}
         for case in cases.get(key(call), [{}]):
-            bound = {**names, **case}
+            bound = {**held_at(call, case), **case} if in_test else case
             args = _arguments(call, bound)
             if args is not None:
                 yield JsCall(args, in_test, f"{path}:{call.start_point[0] + 1}", receiver,

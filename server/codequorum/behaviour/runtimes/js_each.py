@@ -10,7 +10,7 @@ over an object's keys, ``for (const input in tests) expect(f(input)).toBe(tests[
 Read: Jest's and Vitest's ``test.each``, ``it.each``, ``describe.each`` (``.only``/``.skip``
 before ``each`` too: ``.skip`` is left out, it does not hold), ``for``-``of`` and
 ``forEach``, over an array written there or named by a ``const CASES = [...]`` of the file
-(at its top level or inside a ``describe``; a name the file declares twice names none), and
+(at its top level or inside a ``describe``: the declaration nearest around the test), and
 ``for``-``in`` over an object so named: each key binds the loop's name, and the object's
 name binds the object (``tests[input]``, ``t.output``: what a row holds is read there).
 A row that is an array binds the parameters in order (a ``[a, b]`` pattern's names); one
@@ -39,40 +39,54 @@ _RUNNERS = frozenset({"test", "it", "describe"})
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 
 Case = dict[str, Any]
-#: The file's named tables: ``const CASES = [...]``.
-Tables = dict[str, Node]
+#: The file's named values: ``const CASES = [...]`` by name, each with the block it is
+#: declared in (a ``describe``'s callback, the file).
+Tables = dict[str, list[tuple[Node, Node | None]]]
 
 
 def _table(node: Node | None, tables: Tables, kind: str = "array") -> Node | None:
-    """An array (``kind``: or an object) written there, or the one a ``const NAME = ...``
-    of the file holds."""
+    """An array (``kind``: or an object) written there, or the one the declaration of that
+    name nearest around it holds."""
     if node is not None and node.type == "identifier":
-        node = tables.get(node_text(node))
+        node = _declared(node, tables)
+    while node is not None and node.type in _TYPED and node.named_children:
+        node = node.named_children[0]  # ``[...] as const``, ``{...} satisfies Cases``
     return node if node is not None and node.type == kind else None
 
 
+#: TypeScript's wrappers of a value that say only its type.
+_TYPED = frozenset({"as_expression", "satisfies_expression", "non_null_expression",
+                    "parenthesized_expression"})
+
+
+def _declared(name: Node, tables: Tables) -> Node | None:
+    """The value the name ``name`` is declared with in the innermost block around it that
+    declares it; None when that block declares it twice, or none does."""
+    around = [(scope, value) for scope, value in tables.get(node_text(name), ())
+              if scope.start_byte <= name.start_byte < scope.end_byte]
+    if not around:
+        return None
+    inner = max(scope.start_byte for scope, _ in around)
+    found = [value for scope, value in around if scope.start_byte == inner]
+    return found[0] if len(found) == 1 else None
+
+
 def module_tables(root: Node) -> Tables:
-    """The file's ``const NAME = [...]`` and ``const NAME = {...}`` (``let``, ``var``), at
-    its top level or in a test's callback: the tables a test may name. A name declared
-    twice is left out (which one a test reads would be a guess)."""
+    """The file's ``const NAME = ...`` (``let``, ``var``) anywhere, with the block each is
+    declared in: the tables a test may name (``const tests = [...]`` in each of two
+    ``describe`` blocks are two tables, each read where it is in scope)."""
     out: Tables = {}
-    twice: set[str] = set()
     stack = [root]
     while stack:
         node = stack.pop()
         stack.extend(node.named_children)
-        if node.type != "variable_declarator":
+        if node.type != "variable_declarator" or node.parent is None:
             continue
-        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-        if name is None or name.type != "identifier":
-            continue
-        word = node_text(name)
-        if word in out or word in twice or value is None \
-                or value.type not in ("array", "object"):
-            twice.add(word)
-            out.pop(word, None)
-            continue
-        out[word] = value
+        name = node.child_by_field_name("name")
+        scope = node.parent.parent
+        if name is not None and name.type == "identifier" and scope is not None:
+            out.setdefault(node_text(name), []).append(
+                (scope, node.child_by_field_name("value")))
     return out
 
 

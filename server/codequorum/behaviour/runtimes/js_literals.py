@@ -125,7 +125,19 @@ def _literal(node: Node) -> Any:
         return _collection(node)
     if t in ("arrow_function", "function_expression", "function"):
         return {"$": "source", "v": _callback(node_text(node))}  # one an example passes
+    if t == "call_expression":
+        return _raw(node)
     raise NotLiteral(t)
+
+
+def _raw(node: Node) -> str:
+    """``String.raw`a\\/b``` without substitutions: the template's text as written."""
+    fn, template = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if fn is None or node_text(fn) != "String.raw" or template is None \
+            or template.type != "template_string" \
+            or any(c.type == "template_substitution" for c in template.named_children):
+        raise NotLiteral("call")
+    return node_text(template)[1:-1]
 
 
 def _callback(text: str) -> str:

@@ -5,8 +5,9 @@ tree-sitter, never run); the side of :mod:`codequorum.behaviour.local_literals`.
 the name holds where the call stands. The blocks around the call are read from the
 outermost in, each up to the statement holding the call: ``const``/``let``/``var`` of a
 literal (or arithmetic of literals, or a name holding one) and an assignment ``x = <literal>``
-make the name hold it; a declaration or assignment of anything else, and a name any other
-statement assigns (inside a loop or a branch), make it hold nothing.
+make the name hold it, and ``const [a, b] = <array>`` each of its items; a declaration or
+assignment of anything else, and a name any other statement assigns (inside a loop or a
+branch), make it hold nothing.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ Held = dict[str, Any]
 _BLOCKS = frozenset({"statement_block", "program"})
 
 
-def held_at(call: Node) -> Held:
-    """The names holding a literal where ``call`` stands."""
+def held_at(call: Node, case: Held | None = None) -> Held:
+    """The names holding a literal where ``call`` stands; ``case``: what a table-driven
+    test's row binds (``const [want, strict] = t.out`` reads it)."""
     chain: list[Node] = []
     at: Node | None = call
     while at is not None:
@@ -33,7 +35,7 @@ def held_at(call: Node) -> Held:
         if parent is not None and parent.type in _BLOCKS:
             chain.append(at)
         at = parent
-    held: Held = {}
+    held: Held = dict(case or {})
     for statement in reversed(chain):  # the outermost block first
         block = statement.parent
         assert block is not None
@@ -63,6 +65,9 @@ def _statement(node: Node, held: Held) -> None:
 
 
 def _bind(name: Node | None, value: Node | None, held: Held) -> None:
+    if name is not None and name.type == "array_pattern" and value is not None:
+        _unpack(name, value, held)
+        return
     if name is None or name.type != "identifier":
         for word in _assigned(name) if name is not None else ():
             held.pop(word, None)
@@ -73,6 +78,25 @@ def _bind(name: Node | None, value: Node | None, held: Held) -> None:
         return
     with contextlib.suppress(NotLiteral, ValueError, RecursionError):
         held[word] = literal(value, held or None)
+
+
+def _unpack(pattern: Node, value: Node, held: Held) -> None:
+    """``const [a, b] = t.out``: each name the item of the literal array at its place;
+    names past its end, or a value that is no array, hold nothing."""
+    try:
+        items = literal(value, held or None)
+    except (NotLiteral, ValueError, RecursionError):
+        items = None
+    names = [c for c in pattern.named_children if c.type != "comment"]
+    for k, part in enumerate(names):
+        if part.type != "identifier":
+            for word in _assigned(part):
+                held.pop(word, None)
+            continue
+        word = node_text(part)
+        held.pop(word, None)
+        if isinstance(items, list) and k < len(items):
+            held[word] = items[k]
 
 
 def _assigned(node: Node) -> set[str]:

@@ -33,7 +33,10 @@ HARMLESS = frozenset({"Number", "String", "Boolean", "BigInt", "Symbol", "Array"
                       "of", "Object", "entries", "keys", "values", "fromEntries", "Date",
                       "Map", "Set", "JSON", "stringify", "parse", "isArray", "freeze",
                       "throws", "rejects", "resolves", "toThrow", "toThrowError", "not",
-                      "to", "be", "deep", "forEach"})
+                      "to", "be", "deep", "forEach", "raw", "toString", "join", "concat",
+                      "slice", "split", "trim", "toUpperCase", "toLowerCase", "repeat",
+                      "padStart", "padEnd", "map", "filter", "flat", "includes",
+                      "startsWith", "endsWith", "structuredClone"})
 #: Hooks that run before the tests and may change what a function gives.
 HOOKS = frozenset({"beforeEach", "beforeAll", "before", "setup", "suiteSetup"})
 #: Where a statement list ends a function's or the file's reading order.
