@@ -478,7 +478,8 @@ def test_a_rows_array_unpacked_in_the_test_and_a_table_as_const_grade(tmp_path: 
         "      const [loose, strict] = t.out;\n      expect(has(t.input)).toBe(loose);\n"
         "      expect(has(t.input, true)).toBe(strict);\n    });\n  }\n});\n\n"
         'const MORE = [{ input: "x", out: false }] as const;\n'
-        "for (const t of MORE) {\n  test(t.input, () => { expect(has(t.input)).toBe(t.out); });\n}\n")
+        "for (const t of MORE) {\n"
+        "  test(t.input, () => { expect(has(t.input)).toBe(t.out); });\n}\n")
     context = js_module_view(utils.read_text(), utils, tmp_path).context("has")
     said = [(c.args, c.expectation.expected if c.expectation else None)
             for c in literal_calls(context, "has")]
