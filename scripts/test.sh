@@ -111,8 +111,11 @@ if [ -n "$js_client" ] && [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
 fi
 # The Python tests on two workers (pytest-xdist), one a processor: their time goes to the
 # sandboxes, servers and subprocesses they start, and a worker that runs out of tests takes
-# some of the other's, so both end together.
-.venv/bin/python -m pytest -q -n 2 --dist worksteal --durations=15 -p no:cacheprovider
+# some of the other's, so both end together. Every test's time is kept in .cache/pytest.xml
+# (scripts/test-times sums it by file) to see where the run's time goes.
+echo "scripts/test.sh: the Python tests start after $SECONDS s of setup"
+.venv/bin/python -m pytest -q -n 2 --dist worksteal --durations=15 -p no:cacheprovider \
+  --junitxml=.cache/pytest.xml
 if [ -n "$e2e" ]; then
   e2e_status=0
   wait "$e2e" || e2e_status=$?

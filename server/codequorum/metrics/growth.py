@@ -15,9 +15,12 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-#: Costs below this many nanoseconds are raised to it: under it a per-call time is the
-#: clock's and the call's own noise, not work that grows (a lookup ``x[0]`` takes ~50 ns).
-COST_FLOOR_NS = 250.0
+#: Costs below this many nanoseconds are raised to it: under it a per-call time (an empty
+#: call's already taken off) is the clock's and the call's own noise, not work that grows
+#: (a lookup ``x[0]`` is tens of ns). It stays well under a linear pass in C at the largest
+#: default size on a fast processor (``sum`` of 512 ints: 0.5–2 µs), whose slope from the
+#: floor must still read as n: 512's cost above ``floor * 8 ** 0.5``.
+COST_FLOOR_NS = 120.0
 #: The same floor in fuel (about 2 instructions a nanosecond): an empty call's own cost is
 #: taken off already, so what is left under it is a lookup's, not work that grows.
 COST_FLOOR_FUEL = 500.0

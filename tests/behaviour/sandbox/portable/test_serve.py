@@ -103,8 +103,11 @@ def test_a_host_serving_many_versions_with_checks_holds_its_descriptors() -> Non
             ("ok", [True, True])] * 12
         return _settled_descriptors(_host_pid())
 
+    # A leak of one descriptor a version puts every later batch 12 or more above the first;
+    # guests started ahead for the next run add a few at one moment or another, never to all.
     first = batch()
-    assert max(batch() for _ in range(3)) <= first + 8  # stores and their files are freed
+    later = [batch() for _ in range(3)]
+    assert min(later) <= first + 8, (first, later)  # stores and their files are freed
 
 
 def _settled_descriptors(pid: int) -> int:
