@@ -109,12 +109,15 @@ if [ -n "$js_client" ] && [ "${CODEQUORUM_E2E_VSCODE:-1}" != 0 ]; then
   e2e_vscode > .cache/e2e-vscode.log 2>&1 &
   e2e=$!
 fi
-# The Python tests on two workers (pytest-xdist), one a processor: their time goes to the
-# sandboxes, servers and subprocesses they start, and a worker that runs out of tests takes
-# some of the other's, so both end together. Every test's time is kept in .cache/pytest.xml
+# The Python tests on two workers (pytest-xdist; one a processor, up to four where there are
+# more): their time goes to the sandboxes, servers and subprocesses they start, and a worker
+# that runs out of tests takes some of the other's, so all end together. Every test's time is kept in .cache/pytest.xml
 # (scripts/test-times sums it by file) to see where the run's time goes.
 echo "scripts/test.sh: the Python tests start after $SECONDS s of setup"
-.venv/bin/python -m pytest -q -n 2 --dist worksteal --durations=15 -p no:cacheprovider \
+workers=$(nproc 2>/dev/null || echo 2)
+[ "$workers" -ge 2 ] || workers=2
+[ "$workers" -le 4 ] || workers=4
+.venv/bin/python -m pytest -q -n "$workers" --dist worksteal --durations=15 -p no:cacheprovider \
   --junitxml=.cache/pytest.xml
 if [ -n "$e2e" ]; then
   e2e_status=0
