@@ -21,8 +21,8 @@ import numpy.typing as npt
 #: default size on a fast processor (``sum`` of 512 ints: 0.5–2 µs), whose slope from the
 #: floor must still read as n: 512's cost above ``floor * 8 ** 0.5``.
 COST_FLOOR_NS = 120.0
-#: The same floor in fuel (about 2 instructions a nanosecond): an empty call's own cost is
-#: taken off already, so what is left under it is a lookup's, not work that grows.
+#: The floor in fuel (WebAssembly instructions, exact on every run): an empty call's own
+#: cost is taken off already, so what is left under it is a lookup's, not work that grows.
 COST_FLOOR_FUEL = 500.0
 #: The same floor in executed bytecodes (JavaScript on Node): a call and a lookup take a
 #: few tens of bytecodes; under this a count is the call's own, not work that grows.
