@@ -218,3 +218,19 @@ def test_a_test_of_another_function_of_the_same_name_does_not_grade() -> None:
                             callers=(("tests/test_other.py", other), ("tests/test_app.py", ours)))
     calls = literal_calls(context, "f")
     assert [(c.args, c.expectation) for c in calls] == [((1,), None), ((2,), Expectation(4))]
+
+
+def test_a_row_unpacked_into_the_call_gives_its_items_as_arguments() -> None:
+    """``f(*row)`` in a loop over a table of tuples and ``f(**options)`` of a literal dict
+    give their items as arguments; an unpacked name holding nothing literal, or a dict
+    whose keys are not texts, leaves the call out."""
+    tests = ("from app import f\n\nCASES = [(1, 2), (3, 1)]\n\n\ndef test_rows():\n"
+             "    for row in CASES:\n        assert f(*row)\n\n\n"
+             "def test_named():\n    assert f(*[4], **{'n': 2}) == 8\n"
+             "    assert f(*unknown) == 0\n    assert f(**{1: 2}) == 0\n")
+    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
+                            files=(("app.py", "def f(x, n=1):\n    return x * n\n"),),
+                            roots=("",), callers=(("tests/test_app.py", tests),))
+    calls = literal_calls(context, "f")
+    assert [(c.args, c.kwargs, c.expectation.expected if c.expectation else None)
+            for c in calls] == [((1, 2), {}, None), ((3, 1), {}, None), ((4,), {"n": 2}, 8)]

@@ -84,19 +84,29 @@ def is_test_file(path: str) -> bool:
 def _arguments(call: ast.Call, bound: Case | None = None
                ) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     """The call's literal arguments (names a parametrized case ``bound`` read as its
-    values); None when one is not a literal."""
+    values; a literal sequence unpacked into them, ``f(*row)``, its items, and a literal
+    dict with text keys, ``f(**options)``, its keywords); None when one is not a
+    literal."""
     args: list[Any] = []
     for a in call.args:
-        ok, value = (False, None) if isinstance(a, ast.Starred) else literal(a, bound)
-        if not ok:
+        ok, value = literal(a.value if isinstance(a, ast.Starred) else a, bound)
+        if not ok or (isinstance(a, ast.Starred) and not isinstance(value, (list, tuple))):
             return None
-        args.append(value)
+        if isinstance(a, ast.Starred):
+            args.extend(value)
+        else:
+            args.append(value)
     kwargs: dict[str, Any] = {}
     for kw in call.keywords:
-        ok, value = (False, None) if kw.arg is None else literal(kw.value, bound)
-        if not ok or kw.arg is None:
+        ok, value = literal(kw.value, bound)
+        if not ok:
             return None
-        kwargs[kw.arg] = value
+        if kw.arg is not None:
+            kwargs[kw.arg] = value
+        elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            kwargs.update(value)
+        else:
+            return None
     return tuple(args), kwargs
 
 

@@ -485,3 +485,22 @@ def test_a_rows_array_unpacked_in_the_test_and_a_table_as_const_grade(tmp_path: 
             for c in literal_calls(context, "has")]
     assert said == [(("/a",), True), (("a\\/b",), True), (("/a", True), True),
                     (("a\\/b", True), False), (("x",), False)]
+
+
+def test_a_row_spread_into_the_call_and_a_copied_result_grade(tmp_path: Path) -> None:
+    """``for (const row of cases) expect(slug(...row)).toBe(...)``: each row's items are the
+    call's arguments; ``structuredClone(slug(x))`` compared is ``slug(x)`` compared; a spread
+    of what is not a literal array leaves the call out."""
+    path = _package(tmp_path)
+    (tmp_path / "rows.test.js").write_text(
+        "import slug from './index.js';\n\nconst cases = [['Foo Bar'], ['-', 'extra']];\n"
+        "test('rows', () => {\n  for (const row of cases) {\n"
+        "    expect(slug(...row)).toBeTruthy();\n"
+        "  }\n  expect(slug(...['A_b'])).toBe('a-b');\n"
+        "  assert.deepStrictEqual(structuredClone(slug('X Y')), 'x-y');\n"
+        "  expect(slug(...someRows)).toBe('');\n});\n")
+    context = js_module_view(INDEX, path, tmp_path).context("slug")
+    said = [(c.args, c.expectation.expected if c.expectation else None)
+            for c in literal_calls(context, "slug") if c.where.startswith("rows.test")]
+    # the first row's call is the package test's ``slug('Foo Bar')``, read there first
+    assert said == [(("-", "extra"), None), (("A_b",), "a-b"), (("X Y",), "x-y")]

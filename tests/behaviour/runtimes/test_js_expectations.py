@@ -80,3 +80,15 @@ def test_a_name_holding_a_calls_result_is_that_call() -> None:
                  "  expect(value).not.toBeNull();\n});\n"
                  "test('b', () => { expect(result).toBe(9); });\n")
     assert said == {"f(2)": Expectation(4), "f(4)": Expectation("x")}
+
+
+def test_a_copy_of_the_result_is_the_result() -> None:
+    """``structuredClone(f(x))`` compared says what ``f(x)`` gives; another wrapper does not."""
+    said = _said("assert.deepStrictEqual(structuredClone(f(1)), [1]);\n"
+                 "expect(structuredClone(structuredClone(f(2)))).toEqual({ a: 2 });\n"
+                 "expect(JSON.stringify(f(3))).toBe('3');\n"
+                 "expect(structuredClone(f(4), opts)).toEqual(4);\n", "javascript")
+    assert said["f(1)"] == Expectation([1])
+    assert said["f(2)"] == Expectation({"$": "object", "v": [["a", 2]]})
+    assert "f(3)" not in said and "f(4)" not in said
+    assert said["JSON.stringify(f(3))"] == Expectation("3")

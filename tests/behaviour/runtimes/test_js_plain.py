@@ -53,3 +53,12 @@ def test_a_hook_leaves_out_only_the_tests_of_its_own_block() -> None:
                   "describe('plain', () => {\n  it('c', () => { expect(f(3)).toBe('3rd'); });\n"
                   "  describe('hooked', () => {\n    beforeAll(() => reset());\n"
                   "    it('d', () => { expect(f(4)).toBe('4th'); });\n  });\n});\n") == ["f(3)"]
+
+
+def test_any_matcher_on_expect_is_an_assertion_and_changes_nothing() -> None:
+    """``expect(f(0)).toBeTruthy()`` and ``expect(x).not.toHaveLength(2)`` leave what comes
+    after plain; a method on something else (``store.toBeTruthy()``) does not."""
+    assert _plain("test('a', () => {\n  expect(f(0)).toBeTruthy();\n"
+                  "  expect(f(1)).not.toHaveLength(2);\n  expect(f(2)).toBe(3);\n"
+                  "  store.toBeTruthy();\n  expect(f(4)).toBe(5);\n});\n") == [
+        "f(0)", "f(1)", "f(2)"]

@@ -50,6 +50,9 @@ CHAIN_WORDS = frozenset({"to", "be", "been", "is", "that", "which", "and", "has"
 #: Assertion functions taking (actual, expected), as ``assert.strictEqual`` and AVA's ``t.is``.
 ASSERT_EQUALS = frozenset({"strictEqual", "equal", "deepStrictEqual", "deepEqual", "is",
                            "same", "strictSame"})
+#: Calls a test wraps a result in that give back an equal value: what is asserted of the
+#: copy is said of the call inside.
+COPIES = frozenset({"structuredClone"})
 #: Assertion functions taking a function that must throw.
 ASSERT_THROWS = frozenset({"throws"})
 #: What an assertion object is named (``assert``, ``assert.strict``, AVA's ``t``).
@@ -142,10 +145,19 @@ def _value(node: Node, bound: Mapping[str, Any] | None = None) -> tuple[bool, ob
 
 
 def _held(node: Node | None, held: Held) -> Node | None:
-    """``node`` unwrapped, or the call whose result the name ``node`` holds."""
+    """``node`` unwrapped (through a copy: ``structuredClone(f(x))``), or the call whose
+    result the name ``node`` holds."""
     node = _unwrapped(node)
     if node is not None and node.type == "identifier":
         return held.get(node_text(node), node)
+    while node is not None and node.type == "call_expression":
+        obj, name = _callee(node)
+        args = _arguments(node)
+        inner = _unwrapped(args[0]) if len(args) == 1 else None
+        if obj is not None or name not in COPIES or inner is None \
+                or inner.type != "call_expression":
+            break
+        node = inner
     return node
 
 

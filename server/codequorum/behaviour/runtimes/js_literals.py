@@ -334,19 +334,36 @@ def template_strings(node: Node) -> Any:
 
 def call_arguments(call: Node, bound: Mapping[str, Any] | None = None) -> tuple[Any, ...]:
     """The literal arguments of a call node: ``f(1, 'a')`` its arguments (a name ``bound``
-    gives a value read as it), a tagged template ``f`a${1}` `` its strings array then its
-    substitutions' values; :class:`NotLiteral` when one is not a literal."""
+    gives a value read as it), an array spread into them its items (``f(...row)`` in a loop
+    over a table's rows, ``f(...[1, 2])``), a tagged template ``f`a${1}` `` its strings
+    array then its substitutions' values; :class:`NotLiteral` when one is not a literal."""
     args = call.child_by_field_name("arguments")
     if args is None:
         return ()
     if args.type != "template_string":
-        return tuple(literal(a, bound) for a in args.named_children if a.type != "comment")
+        values: list[Any] = []
+        for a in args.named_children:
+            if a.type == "spread_element":
+                values.extend(_spread_items(a, bound))
+            elif a.type != "comment":
+                values.append(literal(a, bound))
+        return tuple(values)
     values = []
     for sub in (c for c in args.named_children if c.type == "template_substitution"):
         if len(sub.named_children) != 1:
             raise NotLiteral("substitution")
         values.append(literal(sub.named_children[0]))
     return (template_strings(args), *values)
+
+
+def _spread_items(spread: Node, bound: Mapping[str, Any] | None) -> list[Any]:
+    """The items ``...X`` gives a call when ``X`` is a literal array; :class:`NotLiteral`
+    for anything else."""
+    inner = spread.named_children[0] if spread.named_children else None
+    value = literal(inner, bound) if inner is not None else None
+    if not isinstance(value, list):
+        raise NotLiteral("spread of what is not an array")
+    return value
 
 
 def parse_expression(text: str) -> Node | None:

@@ -70,6 +70,17 @@ def _calls(node: Node) -> list[Node]:
     return out
 
 
+def _on_expect(fn: Node) -> bool:
+    """Whether a method is read on ``expect(...)``'s chain (``expect(x).not.toBeTruthy``):
+    an assertion, whatever its matcher, changes nothing a function gives."""
+    node: Node | None = fn
+    while node is not None and node.type == "member_expression":
+        node = node.child_by_field_name("object")
+    inner = node.child_by_field_name("function") if node is not None and \
+        node.type == "call_expression" else None
+    return inner is not None and inner.type == "identifier" and node_text(inner) == "expect"
+
+
 def _foreign(call: Node, name: str) -> bool:
     callee = _callee(call)
     fn = call.child_by_field_name("function")
@@ -77,6 +88,8 @@ def _foreign(call: Node, name: str) -> bool:
         holder = fn.child_by_field_name("object")
         if holder is not None and node_text(holder) in ASSERT_OBJECTS:
             return False  # assert.strictEqual, t.is
+        if _on_expect(fn):
+            return False  # expect(x).toBeTruthy(), expect(x).to.have.length(2)
     known = RUNNER | HARMLESS | EQUALS | THROWS | ASSERT_EQUALS | frozenset(IS)
     return callee != name and callee not in known
 
