@@ -38,3 +38,12 @@ def test_a_returned_function_shows_what_the_function_passed_in_heard() -> None:
             "heard": [[1, "a"], {"$": "throws", "v": "TypeError"}]}
     assert show(tree) == (
         'a function: (1) => undefined; calls back (1, "a"), throws TypeError')
+
+
+def test_what_the_timers_made_the_function_passed_in_hear_is_said_later() -> None:
+    """A trailing ``debounce`` is heard after the calls, a leading one during them."""
+    calls = [[[1], {"$": "undefined"}]]
+    trailing = {"$": "function", "calls": calls, "heard": [{"$": "later"}, [1]]}
+    both = {"$": "function", "calls": calls, "heard": [[1], {"$": "later"}, [2], [1]]}
+    assert show(trailing) == "a function: (1) => undefined; calls back later (1)"
+    assert show(both) == "a function: (1) => undefined; calls back (1), then later (2), (1)"

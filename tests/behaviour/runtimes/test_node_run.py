@@ -247,21 +247,30 @@ DEBOUNCE = [
 ]
 
 
+#: A leading ``debounce``: it calls ``fn`` on the first call of a burst, at once.
+LEADING = ("export function debounce(fn: (...a: number[]) => void, wait: number) {\n"
+           "  let t: any;\n  return (...args: number[]) => {\n    if (!t) fn(...args);\n"
+           "    clearTimeout(t);\n    t = setTimeout(() => { t = undefined; }, wait);\n  };\n}")
+
+
 def test_a_debounce_is_told_by_what_its_callback_hears_once_the_timers_run(
         node_sandboxed: object) -> None:
     """Every ``debounce`` returns ``undefined`` on each probe call; once the probes' timers
     have run, the two that clear the last timer call ``fn`` once, with the last call's
-    arguments, and the one that never clears calls it after every call."""
-    report = _run([*DEBOUNCE], "typescript", "debounce")
-    assert report.output_clusters == [[0, 1], [2]]
+    arguments, and the one that never clears calls it after every call; a leading one
+    calls it at once with the first call's arguments (the same ``(1)``), not later."""
+    report = _run([*DEBOUNCE, LEADING], "typescript", "debounce")
+    assert report.output_clusters == [[0, 1], [2], [3]]
     first = [json.loads(str((row[0] or ("",))[0])) for row in report.outcomes]
-    assert first[0] == first[1] == {"$": "function", "heard": [[1]], "calls": [
+    later = {"$": "later"}
+    assert first[0] == first[1] == {"$": "function", "heard": [later, [1]], "calls": [
         [[1], {"$": "undefined"}], [[2], {"$": "undefined"}], [[1], {"$": "undefined"}]]}
-    assert first[2]["heard"] == [[1], [2], [1]]
+    assert first[2]["heard"] == [later, [1], [2], [1]]
+    assert first[3]["heard"] == [[1]]  # called at once on the first call, never later
     message = dynamic_verdicts(report)[0].message
     assert message.startswith("versions 1 and 3 disagree on debounce(")
-    assert message.endswith("; calls back (1) vs a function: (1) => undefined, "
-                            "(2) => undefined, (1) => undefined; calls back (1), (2), (1)")
+    assert message.endswith("; calls back later (1) vs a function: (1) => undefined, "
+                            "(2) => undefined, (1) => undefined; calls back later (1), (2), (1)")
 
 
 def test_a_callback_called_without_end_is_heard_up_to_a_bound(node_sandboxed: object) -> None:

@@ -165,14 +165,25 @@ def _function(tree: dict[str, Any]) -> str:
 
 
 def _heard(heard: Any) -> str:
-    """What the function passed in was called with meanwhile (``; calls back (1), (2)``)."""
+    """What the function passed in was called with meanwhile (``; calls back (1), (2)``),
+    what its timers made it hear once the calls were made after "later" (``; calls back
+    later (1)``, ``; calls back (1), then later (2)``)."""
     if not isinstance(heard, list) or not heard:
         return ""
-    said = [("…" if h.get("$") == "truncated" else f"throws {h.get('v')}")
-            if isinstance(h, dict)
-            else "(" + ", ".join(show(a) for a in (h if isinstance(h, list) else [h])) + ")"
-            for h in heard]
-    return "; calls back " + ", ".join(said)
+    at_once: list[str] = []
+    later: list[str] | None = None
+    for h in heard:
+        if isinstance(h, dict) and h.get("$") == "later":
+            later = []
+            continue
+        word = ("…" if h.get("$") == "truncated" else f"throws {h.get('v')}") \
+            if isinstance(h, dict) else \
+            "(" + ", ".join(show(a) for a in (h if isinstance(h, list) else [h])) + ")"
+        (at_once if later is None else later).append(word)
+    said = ", ".join(at_once)
+    if later:
+        said += (", then later " if at_once else "later ") + ", ".join(later)
+    return "; calls back " + said
 
 
 def _string(text: str) -> str:

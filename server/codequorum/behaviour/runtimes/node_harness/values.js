@@ -168,7 +168,8 @@
   // timers left once they are made (at most MAX_TICKS, the clock moved to each), is kept
   // too, as ``heard``: a ``debounce`` that calls once after the last call differs from one
   // that calls after every call, and ``memoize`` from a wrapper that caches nothing,
-  // though every probe returns ``undefined`` or the same value. A timer's callback that
+  // though every probe returns ``undefined`` or the same value; what the timers made
+  // heard comes after a ``{"$": "later"}`` mark (laterMarked). A timer's callback that
   // throws is heard as ``{"$": "throws", "v": name}``; past MAX_HEARD calls, one
   // ``{"$": "truncated"}``.
   const PROBES = [1, 2, 1];
@@ -203,6 +204,7 @@
     listening = true;
     try {
       const calls = probeCalls(fn);
+      const atOnce = heard.length;
       for (let k = 0; k < MAX_TICKS; k++) {
         try {
           if (!tick()) break;
@@ -210,10 +212,23 @@
           push(heard, { $: 'throws', v: excType(err) });
         }
       }
+      if (heard.length > atOnce) heard = laterMarked(heard, atOnce);
       return heard.length ? { $: 'function', calls, heard } : { $: 'function', calls };
     } finally {
       listening = false;
     }
+  }
+
+  // ``heard`` with ``{"$": "later"}`` before what the timers' callbacks heard: a
+  // ``debounce`` calling on the first call (leading) parts from one calling after the
+  // last (trailing), though both hear the same arguments.
+  function laterMarked(all, atOnce) {
+    const out = [];
+    for (let i = 0; i < all.length; i++) {
+      if (i === atOnce) push(out, { $: 'later' });
+      push(out, all[i]);
+    }
+    return out;
   }
 
   function probeRows(width) {
