@@ -11,7 +11,14 @@ from codequorum.ingest.js_module_view import (
     specifiers,
     type_specifiers,
 )
-from tests.behaviour.runtimes.test_node_module import _context, _subpath_workspace, _workspace
+from codequorum.ingest.module_view import MAX_VIEW_FILES
+from tests.behaviour.runtimes.test_node_module import (
+    FIND,
+    _context,
+    _library,
+    _subpath_workspace,
+    _workspace,
+)
 
 
 def test_specifiers_of_imports_requires_and_reexports() -> None:
@@ -166,3 +173,41 @@ def test_a_tsconfigs_aliases_lead_to_files_of_the_view(tmp_path: Path) -> None:
     assert [n.partition(", which")[0] for n in seen.notes] == [
         "not-run-in-module: `src/app/names.ts` loads `@env`",
         "not-run-in-module: `src/app/names.ts` loads `@out/x`"]
+
+
+def test_examples_calling_the_package_through_a_namespace_bring_its_functions(
+        tmp_path: Path) -> None:
+    """``R.find(R.propEq(...))`` in the comment: the package's entry (``main`` names a
+    build that is not there, so ``src/index.js``) is read for its re-exports, and the
+    file giving ``propEq`` joins the view with what it loads; ``find`` is the module."""
+    path = _library(tmp_path)
+    view = js_module_view(FIND, path, tmp_path)
+    assert view.library == (("propEq", "src/propEq.js"),) and view.notes == ()
+    assert sorted(p for p, _ in view.files) == [
+        "package.json", "src/eq.js", "src/find.js", "src/propEq.js"]
+    plain = FIND.replace("R.find(R.propEq(2, 'a'))(xs)", "find((x) => x.a === 2)(xs)")
+    plain = plain.replace("R.find(R.propEq(4, 'a'))(xs)", "find((x) => x.a === 4)(xs)")
+    assert js_module_view(plain, path, tmp_path).library == ()  # no namespace: nothing
+
+
+def test_a_function_of_the_package_that_does_not_fit_the_view_is_left_out(
+        tmp_path: Path) -> None:
+    """A function whose file imports one that is not there, or more files than the view
+    holds: left out, the module's own view unchanged (no note of the package's)."""
+    path = _library(tmp_path)
+    propeq = tmp_path / "src" / "propEq.js"
+    text = propeq.read_text()
+    propeq.write_text("import gone from './gone.js';\n" + text)
+    view = js_module_view(FIND, path, tmp_path)
+    assert view.library == () and view.notes == ()
+    assert sorted(p for p, _ in view.files) == ["package.json", "src/find.js"]
+    propeq.write_text(text)
+    (tmp_path / "src" / "many").mkdir()
+    for i in range(MAX_VIEW_FILES):
+        (tmp_path / "src" / "many" / f"f{i}.js").write_text(f"export const f{i} = {i};\n")
+    (tmp_path / "src" / "eq.js").write_text(
+        "".join(f"export {{ f{i} }} from './many/f{i}.js';\n" for i in range(MAX_VIEW_FILES))
+        + "export default (a, b) => a === b;\n")
+    view = js_module_view(FIND, path, tmp_path)
+    assert view.library == () and view.notes == ()
+    assert sorted(p for p, _ in view.files) == ["package.json", "src/find.js"]

@@ -62,7 +62,8 @@ def run_key(codes: Sequence[str], module: ModuleContext | None, options: str) ->
         part("no module")
     else:
         for text in (module.name, module.path, module.qualified_name, module.kind,
-                     *module.roots, *(piece for alias in module.aliases for piece in alias)):
+                     *module.roots, *(piece for alias in module.aliases for piece in alias),
+                     *(piece for member in module.library for piece in member)):
             part(text)
         part(str(len(module.files)))
         for files in (module.files, module.callers):  # the callers give inputs

@@ -109,7 +109,9 @@ class ModuleContext:
     left out; ``callers`` are other files of the workspace that name the function (its
     tests, its callers), read for their calls of it and never given to the sandbox;
     ``aliases`` (JavaScript) are (folder, specifier, file of the view) where the
-    workspace's configuration maps a specifier (``@/lib/text``) to one of its files. Built
+    workspace's configuration maps a specifier (``@/lib/text``) to one of its files;
+    ``library`` (JavaScript) the functions of its package its examples call through a
+    namespace (``R.propEq``), each with the file of the view that gives it. Built
     by :mod:`codequorum.ingest.module_view`; read statically, never run here.
     """
 
@@ -122,6 +124,7 @@ class ModuleContext:
     notes: tuple[str, ...] = ()
     callers: tuple[tuple[str, str], ...] = ()
     aliases: tuple[tuple[str, str, str], ...] = ()
+    library: tuple[tuple[str, str], ...] = ()
 
     @property
     def source(self) -> str:

@@ -54,6 +54,7 @@ from codequorum.core.model import FunctionKind, ModuleContext
 from codequorum.core.parsing import function_by_name, parse
 from codequorum.core.safe_paths import workspace_refusal
 from codequorum.ingest.js_imports import CONDITIONS, NoMapping, imports_target
+from codequorum.ingest.js_library import SOURCE_ENTRIES, members_called, reexported
 from codequorum.ingest.module_view import (
     MAX_FILE_BYTES,
     MAX_IMPORTED_NAMES,
@@ -122,6 +123,9 @@ class JsModuleView:
     notes: tuple[str, ...] = ()
     workspace: Path | None = None
     aliases: tuple[tuple[str, str, str], ...] = ()
+    #: (function, its file in the view) of the package's functions its examples call
+    #: through a namespace
+    library: tuple[tuple[str, str], ...] = ()
 
     def namespace(self, qualified_name: str) -> str:
         """The TypeScript namespace the module's function ``qualified_name`` is in (``A.B``),
@@ -151,7 +155,7 @@ class JsModuleView:
                                JS_SUFFIXES)
         return ModuleContext(name=self.path, path=self.path, qualified_name=qualified_name,
                              kind=found, files=self.files, roots=(), notes=self.notes,
-                             callers=callers, aliases=self.aliases)
+                             callers=callers, aliases=self.aliases, library=self.library)
 
 
 def typescript_sources(base: str) -> tuple[str, ...]:
@@ -401,6 +405,49 @@ class _Builder:
                     seen.add(found)
                     pending.append(found)
 
+    def library(self, rel: str, members: frozenset[str]) -> tuple[tuple[str, str], ...]:
+        """The files of ``rel``'s package that give the functions ``members`` (its examples
+        call them through a namespace: ``R.propEq``), each added to the view with what it
+        loads, as (name, path); a function whose file does not fit the view whole, or that
+        the entry does not re-export, is left out and the view kept as it was."""
+        found = self.scope(posixpath.dirname(rel))
+        entry = self._library_entry(*found) if found is not None else None
+        if entry is None or entry == rel:
+            return ()
+        reexports = reexported(self.peek(entry) or "", grammar(entry))
+        out: list[tuple[str, str]] = []
+        for name in sorted(members):
+            spec = reexports.get(name)
+            if spec is None or not is_relative(spec):
+                continue
+            before = (dict(self.files), list(self.notes), self.size, self.looked)
+            target, _why = self.resolve(posixpath.dirname(entry), spec)
+            if target is not None and target != rel:  # the module's own: given by its name
+                self.follow(target)
+            if target is None or target == rel or self.notes != before[1] \
+                    or len(self.files) >= MAX_VIEW_FILES:
+                self.files, self.notes, self.size, self.looked = before
+                continue
+            out.append((name, target))
+        return tuple(out)
+
+    def _library_entry(self, top: str, meta: str) -> str | None:
+        """The entry of the package at ``top`` read without adding it to the view: what its
+        ``exports``/``main`` names, else the first of :data:`SOURCE_ENTRIES` there."""
+        try:
+            info = json.loads(meta)
+        except (ValueError, RecursionError):
+            return None
+        named = _main(info) if isinstance(info, dict) else "index"
+        for target in dict.fromkeys((named, *SOURCE_ENTRIES)):
+            base = posixpath.normpath(posixpath.join(top, target))
+            for rel in (base, *(base + e for e in EXTENSIONS), *(base + i for i in INDEXES),
+                        *typescript_sources(base)):
+                if not rel.startswith("..") and not rel.endswith(".json") \
+                        and self.peek(rel) is not None:
+                    return rel
+        return None
+
     def resolve(self, folder: str, spec: str) -> tuple[str | None, str]:
         if is_relative(spec):
             target = posixpath.normpath(posixpath.join(folder, spec))
@@ -484,9 +531,11 @@ def js_module_view(text: str, path: Path | None, workspace: Path | None) -> JsMo
             builder.resolve(folder, spec)
         else:
             builder.aliased(folder, spec)
+    members = members_called(text, grammar(rel))
+    library = builder.library(rel, members) if members else ()
     aliases = tuple((f, spec, found) for (f, spec), found in builder.aliases.items())
     return JsModuleView(rel, tuple(builder.files.items()), tuple(builder.notes),
-                        builder.root, aliases)
+                        builder.root, aliases, library)
 
 
 def _unresolved(text: str, name: str) -> tuple[str, ...]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codequorum.behaviour.runtimes.js_outside import GLOBALS, outside_names
+from codequorum.behaviour.runtimes.js_outside import outside_names
+from codequorum.ingest.js_globals import GLOBALS
 
 
 @pytest.mark.parametrize(("code", "language", "names"), [

@@ -862,3 +862,59 @@ def test_a_file_that_imports_the_module_back_gets_its_functions(node_sandboxed: 
     result = TYPESCRIPT.run(version, tests, "describe", module=context)
     assert result.module is not None and result.module.loaded, result.module
     assert [t.passed for t in result.tests] == [True, True]
+
+
+#: A Ramda-shaped package: ``find`` shows itself through the package's namespace, reading
+#: another of its functions (``R.propEq``) that its module does not import.
+FIND = """/**
+ * The first element of the list matching the predicate, or `undefined`.
+ *
+ * @example
+ *
+ *      const xs = [{a: 1, b: 1}, {a: 2, b: 2}, {a: 2, b: 3}];
+ *      R.find(R.propEq(2, 'a'))(xs); //=> {a: 2, b: 2}
+ *      R.find(R.propEq(4, 'a'))(xs); //=> undefined
+ */
+export function find(fn) {
+  return (list) => list.find((x) => fn(x));
+}
+"""
+
+
+def _library(root: Path) -> Path:
+    (root / "src").mkdir()
+    (root / "package.json").write_text('{"name": "rl", "main": "dist/rl.js"}')
+    (root / "src" / "eq.js").write_text("export default (a, b) => a === b;\n")
+    (root / "src" / "propEq.js").write_text(
+        "import eq from './eq.js';\nconst propEq = (val, name) => (obj) => eq(obj[name], val);\n"
+        "export default propEq;\n")
+    (root / "src" / "find.js").write_text(FIND)
+    (root / "src" / "index.js").write_text(
+        "export { find } from './find.js';\nexport { default as propEq } from './propEq.js';\n"
+        "export * from './eq.js';\nexport { huge } from './huge.js';\n")
+    return root / "src" / "find.js"
+
+
+def test_examples_calling_the_package_through_its_namespace_run_with_the_package(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``R.find(R.propEq(2, 'a'))(xs)``: the view holds the file of ``propEq`` the
+    package's entry re-exports (its ``main`` names a build that is not there: its
+    ``src/index.js``; another of its files is missing and not needed), ``R`` holds it,
+    ``R.find`` is the version; the version finding the last match fails the example."""
+    path = _library(tmp_path)
+    last = ("export function find(fn) {\n  return (list) => {\n"
+            "    for (let i = list.length - 1; i >= 0; i--) if (fn(list[i])) return list[i];\n"
+            "    return undefined;\n  };\n}")
+    ss = VersionSet.from_codes("t", [FIND[FIND.index("export"):], last],
+                               language="javascript", entry_point="find",
+                               prompt=FIND[:FIND.index("export")])
+    ss.module = js_module_view(FIND, path, tmp_path).context("find", "function")
+    assert ss.module.library == (("propEq", "src/propEq.js"),)
+    report = run_dynamic(ss, DynamicOptions(hypothesis_examples=0, scaling=False))
+    assert report.rules.module_problem is None
+    assert [i["label"] for i in report.inputs] == [
+        "find(R.propEq(2, 'a'))(xs)", "find(R.propEq(4, 'a'))(xs)"]
+    assert [[o[0] if o else None for o in row] for row in report.outcomes] == [
+        ['{"$":"object","v":[["a",2],["b",2]]}', '{"$":"undefined"}'],
+        ['{"$":"object","v":[["a",2],["b",3]]}', '{"$":"undefined"}']]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.5]

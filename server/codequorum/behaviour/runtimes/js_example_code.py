@@ -20,6 +20,9 @@ version alike. Nothing here runs anything: tree-sitter only.
 
 from __future__ import annotations
 
+import json
+import posixpath
+import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -266,6 +269,28 @@ def example_source(expression: str, setup: Sequence[str], language: str) -> str 
     return source
 
 
+def library_bindings(names: Collection[str], expression: str, setup: Sequence[str],
+                     members: Sequence[tuple[str, str]]) -> list[str]:
+    """Declarations binding each of ``names`` the example calls functions on (``R`` of
+    ``R.propEq(2, 'a')``) to an object of its package's functions ``members`` (name, how
+    the module requires the file giving it: its export of that name, else its default);
+    a name it does not read as a namespace gets none (it stays unread, and the example
+    does not run)."""
+    text = "\n".join([*setup, expression])
+    pairs = ", ".join(
+        f"{json.dumps(name)}: ((m) => ({json.dumps(name)} in m ? m[{json.dumps(name)}] "
+        f": m.default))(require({json.dumps(spec)}))" for name, spec in members)
+    return [f"const {name} = {{ {pairs} }};" for name in sorted(names)
+            if re.search(rf"(?<![\w$.]){re.escape(name)}\s*\.", text)]
+
+
+def library_specifier(module_path: str, file: str) -> str:
+    """How the module at ``module_path`` requires ``file`` (both paths of the view):
+    ``./propEq.js``, ``../lib/propEq.js``."""
+    rel = posixpath.relpath(file, posixpath.dirname(module_path) or ".")
+    return rel if rel.startswith("../") else f"./{rel}"
+
+
 def reads(source: str) -> frozenset[str]:
     """The names an example's source reads that it does not declare and no run gives."""
     return outside_names(source, "javascript")
@@ -285,4 +310,5 @@ def top_level_names(texts: Iterable[str], language: str) -> frozenset[str]:
 
 
 __all__ = ["Binding", "Setup", "binding", "calls", "example_source", "grammar", "incomplete",
-           "one_statement", "reads", "reads_one", "top_level_names", "without_namespace"]
+           "library_bindings", "library_specifier", "one_statement", "reads", "reads_one",
+           "top_level_names", "without_namespace"]

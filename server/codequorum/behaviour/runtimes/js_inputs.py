@@ -526,12 +526,14 @@ def collect_js_inputs(
         classes = None if module is not None else _classes(version_set.codes)
         # code examples of a function (a method's build its instance: js_instances.py)
         named = _names_given(version_set) if owner is None and "." not in entry else None
+        library = tuple((name, js_example_code.library_specifier(module.path, file))
+                        for name, file in module.library) if module is not None else ()
         for text, graded in [*((t, True) for t in graded_texts if t),
                              *((c, False) for c in version_set.codes)]:
             _add_examples(plan, text, entry, graded, not given.tests, known, owner, classes)
             if named is not None:
                 _add_code_examples(plan, text, entry, version_set.language, named, graded,
-                                   not given.tests, known)
+                                   not given.tests, known, library)
         if module is not None and not plan.indices("doctest"):
             _add_class_examples(plan, module, entry, not given.tests, known)
     if version_set.module is not None:
@@ -811,10 +813,10 @@ def _names_given(version_set: VersionSet) -> frozenset[str]:
 
 def _add_code_examples(plan: InputPlan, text: str, entry: str, language: str,
                        given: frozenset[str], may_grade: bool, alone: bool,
-                       known: set[str]) -> None:
+                       known: set[str], library: Sequence[tuple[str, str]] = ()) -> None:
     """The examples of ``text``'s comments that call the function inside code of their own
     (``js_example_code.py``), graded as :func:`_add_examples`' are."""
-    for label, source, expected, has in code_examples(text, entry, language, given):
+    for label, source, expected, has in code_examples(text, entry, language, given, library):
         test = TestCase("example", source=source, expected=expected if may_grade else None,
                         has_expected=has and may_grade, name=label)
         _add(plan, test, "doctest", may_grade and alone and has, label, known)
@@ -827,19 +829,22 @@ MAX_JOINED_LINES = 24
 _FENCE = "```"
 
 
-def code_examples(text: str, entry: str, language: str, given: frozenset[str]
-                  ) -> list[tuple[str, str, Any, bool]]:
+def code_examples(text: str, entry: str, language: str, given: frozenset[str],
+                  library: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str, Any, bool]]:
     """Per example of ``text``'s comments that is not a call with literal arguments but
     code calling ``entry`` (``[...chunks([1, 2, 3], 2)] // => [[1, 2], [3]]``): its label,
     the source the harness runs (the declarations of the example before it made first),
     its expected value and whether it has one; only those reading no name but ``given``'s
-    (which has ``entry``'s), their own and JavaScript's."""
+    (which has ``entry``'s), their own and JavaScript's, and with ``library`` (functions of
+    its package, each with how the module requires its file) the namespaces they call the
+    package through (``R.propEq``), bound to an object of those functions."""
     lines = comment_lines(text)
     short = entry.split(".")[-1]
     setup = js_example_code.Setup(short, language)
     found: list[tuple[str, str, Any, bool]] = []
     if short not in given:
         return found  # a name the run does not give (a nested function, a version's own)
+    readable = given | {"require"} if library else given  # the module's own ``require``
     i = 0
     while i < len(lines) and len(found) < MAX_EXAMPLES:
         if lines[i].strip().startswith("@example"):
@@ -858,7 +863,13 @@ def code_examples(text: str, entry: str, language: str, given: frozenset[str]
             expression = js_example_code.without_namespace(example[0], short, language, named)
             source = js_example_code.example_source(expression, setup.texts(expression),
                                                     language)
-            if source is not None and not js_example_code.reads(source) - given:
+            missing = js_example_code.reads(source) - given if source is not None else None
+            if missing and library:
+                bound_to = js_example_code.library_bindings(
+                    missing, expression, setup.texts(expression), library)
+                source = js_example_code.example_source(
+                    expression, [*bound_to, *setup.texts(expression)], language)
+            if source is not None and not js_example_code.reads(source) - readable:
                 shown = setup.kept.get(expression, expression)  # ``result`` shows its call
                 label = _distinct(" ".join(shown.split()), source, setup.texts(expression),
                                   found)
