@@ -10,7 +10,7 @@ import pytest
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, DynamicReport, run_dynamic
 from codequorum.behaviour.runtimes.js_values import show
 from codequorum.cli.main import main
-from codequorum.core.model import VersionSet
+from codequorum.core.model import TestCase, VersionSet
 from codequorum.judge.dynamic_rules import dynamic_verdicts
 
 PROMPT = "/**\n * @example addAll([1, 2, 3]) // => 6\n * @example addAll([]) // => 0\n */"
@@ -298,3 +298,19 @@ def test_a_cache_keyed_on_the_first_argument_parts_on_the_third_probe(
     assert [c[0] for c in calls[0]] == [[1, 2], [2, 3], [1, 5], [1, 2]]
     assert [c[1] for c in calls[0]] == [12, 23, 15, 12]
     assert [c[1] for c in calls[2]] == [12, 23, 12, 12]
+
+
+def test_a_name_imported_from_a_package_is_told_as_one_a_version_alone_lacks(
+        node_sandboxed: object) -> None:
+    """A version run alone (no workspace) that reads ``sum`` from ``lodash``: the package
+    is not there, and its ``ReferenceError`` says so; a name the version never imported
+    stays the version's own mistake."""
+    versions = ["import { sum } from 'lodash';\n"
+                "export function total(xs: number[]): number { return sum(xs); }",
+                "export function total(xs: number[]): number { return tally(xs); }"]
+    ss = VersionSet.from_codes("total", versions, language="typescript", entry_point="total",
+                               tests=[TestCase("call", args=([1, 2],), expected=3)])
+    report = run_dynamic(ss, DynamicOptions(hypothesis_examples=0, scaling=False))
+    assert [row[0][2] if row[0] else None for row in report.outcomes] == [
+        "sum is not defined (imported from `lodash`: a version run alone has no packages)",
+        "tally is not defined"]

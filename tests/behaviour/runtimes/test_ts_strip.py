@@ -8,6 +8,7 @@ import pytest
 from codequorum.behaviour.runtimes.ts_strip import (
     NotStrippable,
     decorators,
+    package_imports,
     script_form,
     strip_types,
 )
@@ -138,3 +139,12 @@ def test_a_namespace_is_the_function_typescript_wraps_it_in_on_its_own_lines() -
 def test_a_declared_namespace_leaves_nothing() -> None:
     code = "declare namespace D { const q: number; }\n"
     assert strip_types(code).strip() == ""
+
+
+def test_names_imported_from_packages_are_read_with_their_specifiers() -> None:
+    code = ("import _ from 'lodash';\nimport { sum as s, max } from 'lodash';\n"
+            "import * as path from 'node:path';\nimport x from './x';\n"
+            "import type { T } from 'types';\nimport def, { a } from 'pkg';\nimport 'side';\n")
+    assert package_imports(code, "typescript") == {
+        "_": "lodash", "s": "lodash", "max": "lodash", "path": "node:path", "def": "pkg",
+        "a": "pkg"}

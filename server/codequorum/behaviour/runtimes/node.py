@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -53,6 +54,7 @@ from codequorum.behaviour.runtimes.runtime import Runtime
 from codequorum.behaviour.runtimes.ts_strip import (
     NotStrippable,
     decorators,
+    package_imports,
     script_form,
     strip_types,
 )
@@ -218,8 +220,28 @@ def _run(typescript: bool) -> Any:
             args = (args[0], True, *args[2:])  # growth rests on executed bytecodes
         result = node_sandbox.run_node_candidate(source, tests, entry_point, *args,
                                                  module=in_module, **kwargs)
+        if module is None:
+            result = _imports_told(result, package_imports(
+                code, "typescript" if typescript else "javascript"))
         return _with_decorators(result, decorators(code) if typescript else [])
     return run
+
+
+#: ``X is not defined``, as V8 words a read of a name nothing declares.
+_UNDEFINED = re.compile(r"([\w$]+) is not defined")
+
+
+def _imports_told(result: CandidateResult, imports: dict[str, str]) -> CandidateResult:
+    """``result`` with each ``ReferenceError`` for a name the version imports from a
+    package told as what it is: a version run alone has no packages (in its workspace,
+    its module's view gives them), not the version's mistake."""
+    for outcome in result.tests if imports else ():
+        m = _UNDEFINED.fullmatch(outcome.exc_message or "")
+        if outcome.exc_type == "ReferenceError" and m is not None and m.group(1) in imports:
+            outcome.exc_message = (f"{outcome.exc_message} (imported from "
+                                   f"`{imports[m.group(1)]}`: a version run alone has no "
+                                   "packages)")
+    return result
 
 
 def _with_decorators(result: CandidateResult, left_out: Sequence[str]) -> CandidateResult:

@@ -27,7 +27,7 @@ from codequorum.behaviour.runtimes.ts_emit import (
     namespace_rewrites,
     parameter_properties,
 )
-from codequorum.core.parsing import parse
+from codequorum.core.parsing import node_text, parse
 
 #: A span of the source: blanked (``None``) or put in place of its text.
 Span = tuple[int, int] | tuple[int, int, str]
@@ -229,6 +229,32 @@ def script_form(code: str) -> str:
     return _blank(spans, data) if spans else code
 
 
+def package_imports(code: str, language: str) -> dict[str, str]:
+    """The names ``code``'s ``import`` statements take from a package or one of Node's
+    modules (not a relative path), each with its specifier: what :func:`script_form`
+    blanks, so that a version run alone reads them as undefined names."""
+    out: dict[str, str] = {}
+    grammar = "typescript" if language == "typescript" else "javascript"
+    for node in parse(code, grammar).root_node.children:
+        source = node.child_by_field_name("source") if node.type == "import_statement" else None
+        spec = node_text(source).strip("'\"") if source is not None else ""
+        if not spec or spec.startswith(".") or any(c.type == "type" for c in node.children):
+            continue
+        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+        stack = [clause] if clause is not None else []
+        while stack:
+            cur = stack.pop()
+            if cur.type == "identifier":
+                out[node_text(cur)] = spec
+            elif cur.type == "import_specifier":
+                name = cur.child_by_field_name("alias") or cur.child_by_field_name("name")
+                if name is not None:
+                    out[node_text(name)] = spec
+            else:
+                stack.extend(cur.named_children)
+    return out
+
+
 def strip_types(code: str) -> str:
     """The JavaScript of ``code`` (TypeScript, or one method of a class alone), types
     blanked; :class:`NotStrippable` when it has syntax with run-time meaning or does not
@@ -256,4 +282,5 @@ def _method_alone(code: str) -> str:
     return _blank(spans, whole.encode("utf-8"))[len(CLASS_OPEN):-len(CLASS_CLOSE)]
 
 
-__all__ = ["NotStrippable", "decorators", "script_form", "strip_types", "type_only"]
+__all__ = ["NotStrippable", "decorators", "package_imports", "script_form", "strip_types",
+           "type_only"]
