@@ -1243,6 +1243,51 @@ def test_a_cache_is_told_from_a_wrapper_by_the_calls_its_function_gets() -> None
     assert [v.code for v in dynamic_verdicts(report)] == ["divergent-outputs"]
 
 
+DEBOUNCE = '''import threading
+from typing import Callable
+
+
+def debounce(fn: Callable[[int], None], wait: float) -> Callable[[int], None]:
+    """Call ``fn`` once, ``wait`` seconds after the last of a burst of calls."""
+    timer: list[threading.Timer] = []
+
+    def call(x: int) -> None:
+        if timer:
+            timer.pop().cancel()
+        timer.append(threading.Timer(wait, fn, (x,)))
+        timer[-1].start()
+
+    return call
+'''
+#: Never cancels: calls ``fn`` after every call.
+DEBOUNCE_EVERY = DEBOUNCE.replace("        if timer:\n            timer.pop().cancel()\n", "")
+#: Calls ``fn`` at once on the first call of a burst, never later.
+DEBOUNCE_LEADING = DEBOUNCE.replace(
+    "        if timer:\n            timer.pop().cancel()\n"
+    "        timer.append(threading.Timer(wait, fn, (x,)))",
+    "        if not timer:\n            fn(x)\n        else:\n            timer.pop().cancel()\n"
+    "        timer.append(threading.Timer(wait, timer.clear))")
+
+
+def test_a_debounce_s_timers_run_once_its_calls_are_made_at_both_sandbox_levels() -> None:
+    """Three ``debounce`` return ``None`` on every call; the timers they start run after
+    the calls, in order of when they are due, so the one cancelling its last timer calls
+    ``fn`` later with the last call's argument, the one that never cancels after each call,
+    and the leading one at once (in the strict sandbox and the portable one, where
+    there are no threads, alike)."""
+    assert DEBOUNCE_EVERY != DEBOUNCE != DEBOUNCE_LEADING
+    ss = VersionSet.from_codes("debounce", [DEBOUNCE, DEBOUNCE_EVERY, DEBOUNCE_LEADING],
+                               entry_point="debounce")
+    for sandbox in ("strict", "portable"):
+        report = run_dynamic(ss, DynamicOptions(jobs=2, sandbox=sandbox, scaling=False))
+        assert report.output_clusters == [[0], [1], [2]], sandbox
+        first = [(row[0] or ("",))[0] for row in report.outcomes]
+        calls = "(1) -> None, (2) -> None, (1) -> None"
+        assert first == [f"<function: {calls}; calls back later (1)>",
+                         f"<function: {calls}; calls back later (1), (2), (1)>",
+                         f"<function: {calls}; calls back (1)>"], sandbox
+
+
 def test_a_parameter_the_versions_call_is_given_functions_without_a_type() -> None:
     plain = ("def once(fn):\n    kept = []\n\n    def wrapper(*args):\n        if not kept:\n"
              "            kept.append(fn(*args))\n        return kept[0]\n\n    return wrapper\n")

@@ -123,9 +123,53 @@ def test_an_input_function_called_without_end_is_written_down_up_to_a_bound() ->
     assert child.canonical_repr(shown).endswith("(98), (99), ...>")
 
 
+def _debounce(kind: str) -> Callable[[Callable[..., Any], float], Callable[..., None]]:
+    """``debounce`` with ``threading.Timer``: ``trailing`` cancels the last timer,
+    ``every`` never does, ``leading`` calls at once on a burst's first call."""
+    import threading
+
+    def debounce(fn: Callable[..., Any], wait: float) -> Callable[..., None]:
+        state: dict[str, Any] = {"timer": None}
+
+        def call(*args: Any) -> None:
+            timer = state["timer"]
+            if kind == "leading" and timer is None:
+                fn(*args)
+            if timer is not None and kind != "every":
+                timer.cancel()
+            state["timer"] = threading.Timer(wait, (lambda *_: None) if kind == "leading"
+                                             else fn, args)
+            state["timer"].start()
+
+        return call
+
+    return debounce
+
+
+def test_what_threading_timers_make_an_input_function_hear_is_heard_later() -> None:
+    """The timers a probe's calls start do not run as threads: they wait in order of when
+    they are due and run once the calls are made, on the probing thread, so a trailing
+    ``debounce`` parts from one that never cancels and from a leading one, every run
+    alike; a callback that raises is heard as what it raised."""
+    import threading
+
+    start = threading.Timer.start
+    hear = doctest_run.recording(lambda x: x)
+    said = {kind: child.canonical_repr(consumed(_debounce(kind)(hear, 42.0)))
+            for kind in ("trailing", "every", "leading")}
+    calls = "(1) -> None, (2) -> None, (1) -> None"
+    assert said == {"trailing": f"<function: {calls}; calls back later (1)>",
+                    "every": f"<function: {calls}; calls back later (1), (2), (1)>",
+                    "leading": f"<function: {calls}; calls back (1)>"}
+    assert threading.Timer.start is start  # as it was once the probes are done
+    raising = doctest_run.recording(lambda x: 1 // 0)
+    assert child.canonical_repr(consumed(_debounce("trailing")(raising, 0.5))) == (
+        f"<function: {calls}; calls back later (1), raises ZeroDivisionError>")
+
+
 def test_a_call_from_another_thread_is_not_heard() -> None:
-    """A ``threading.Timer`` fires whenever its thread runs: what it calls is left out, so
-    that what a probe heard never depends on timing."""
+    """A thread fires whenever it runs: what it calls is left out, so that what a probe
+    heard never depends on timing."""
     import threading
 
     def later(fn: Callable[[int], int]) -> Callable[[int], None]:

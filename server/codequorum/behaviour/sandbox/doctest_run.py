@@ -72,6 +72,8 @@ PROBES = (1, 2, 1)
 MAX_ARITY = 3
 #: Most calls of an input's function a probe writes down (then one ``(...)``).
 MAX_HEARD = 100
+#: Most ``threading.Timer`` callbacks run after a probe's calls (:func:`_timers_run`).
+MAX_TICKS = 100
 
 
 def _unwrapped(fn: Any) -> tuple[Any, int]:
@@ -106,35 +108,59 @@ def arity(fn: Any) -> int:
     return min(max(wanted, 0), MAX_ARITY)
 
 
+class Raised:
+    """A timer's callback that raised, as :func:`probed` hears it: its class name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
 class Returned:
     """A returned function as the calls :func:`probed` made: ``(args, value)`` where it
     returned, ``(args, None, name)`` where it raised ``name``; ``heard``: the arguments
-    of each call a function an input passed received meanwhile."""
+    of each call a function an input passed received meanwhile, from ``later`` on those
+    the timers the calls started made (None: none)."""
 
-    __slots__ = ("calls", "heard")
+    __slots__ = ("calls", "heard", "later")
 
     def __init__(self, calls: list[tuple[Any, ...]],
-                 heard: list[tuple[Any, ...]] | None = None) -> None:
+                 heard: list[tuple[Any, ...] | Raised] | None = None,
+                 later: int | None = None) -> None:
         self.calls = calls
         self.heard = heard or []
+        self.later = later
 
     def text(self, shown: Callable[[Any], str]) -> str:
-        """``<function: (1) -> 2, (2) -> raises TypeError; calls back (1)>``; ``shown``
-        writes a value."""
+        """``<function: (1) -> 2, (2) -> raises TypeError; calls back (1), then later
+        (2)>``; ``shown`` writes a value."""
         parts = []
         for call in self.calls:
             args = ", ".join(map(repr, call[0]))
             said = f"raises {call[2]}" if len(call) > 2 else (
                 "<function>" if is_made_function(call[1]) else shown(call[1]))
             parts.append(f"({args}) -> {said}")
-        back = "; calls back " + ", ".join(
-            "..." if args == (Ellipsis,) else "(" + ", ".join(
-                "<function>" if is_made_function(a) else shown(a) for a in args) + ")"
-            for args in self.heard) if self.heard else ""
-        return "<function: " + ", ".join(parts) + back + ">"
+        cut = len(self.heard) if self.later is None else self.later
+        at_once = ", ".join(_heard_word(h, shown) for h in self.heard[:cut])
+        later = ", ".join(_heard_word(h, shown) for h in self.heard[cut:])
+        back = at_once + (", then later " if at_once and later else "later " if later
+                          else "") + later
+        return "<function: " + ", ".join(parts) + ("; calls back " + back if back else "") + ">"
 
     def __repr__(self) -> str:
         return self.text(repr)
+
+
+def _heard_word(heard: tuple[Any, ...] | Raised, shown: Callable[[Any], str]) -> str:
+    """One call heard, ``(1, 'a')``; ``...`` past the bound; ``raises E`` for a timer's
+    callback that raised."""
+    if isinstance(heard, Raised):
+        return f"raises {heard.name}"
+    if heard == (Ellipsis,):
+        return "..."
+    return "(" + ", ".join("<function>" if is_made_function(a) else shown(a)
+                           for a in heard) + ")"
 
 
 #: While a returned function is probed: the arguments each call of an input's function
@@ -181,17 +207,72 @@ def probed(fn: Any) -> Returned:
     calls: list[tuple[Any, ...]] = []
     width = arity(fn)
     outer, _heard = _heard, []
-    heard = _heard
+    heard: list[tuple[Any, ...] | Raised] = _heard  # type: ignore[assignment]
     _probing_thread = _thread.get_ident()
+    timers: list[tuple[float, int, Any]] = []
+    start = _deferring(timers)
     try:
         for args in probe_rows(width):
             try:
                 calls.append((args, consumed(fn(*args), probe=False)))
             except Exception as exc:  # the version's own error is what the call gave
                 calls.append((args, None, type(exc).__name__))
+        at_once = len(heard)
+        _timers_run(timers, heard)
     finally:
         _heard = outer
-    return Returned(calls, heard)
+        if start is not None:
+            import threading
+            threading.Timer.start = start  # type: ignore[method-assign]
+    return Returned(calls, heard, at_once if len(heard) > at_once else None)
+
+
+def _deferring(timers: list[tuple[float, int, Any]]) -> Any:
+    """``threading.Timer.start`` made to queue the timer in ``timers`` by when it is due
+    (on a clock that stands while the probes run) instead of starting a thread: what a
+    ``debounce`` passes on must not depend on when a thread ran. The original ``start``
+    (None where the interpreter has no threads module)."""
+    try:
+        import threading
+    except ImportError:
+        return None
+    original = threading.Timer.start
+    order = itertools.count()
+
+    def deferred(self: Any) -> None:
+        try:
+            due = float(self.interval)
+        except (TypeError, ValueError):
+            due = 0.0
+        timers.append((due, next(order), self))
+
+    threading.Timer.start = deferred  # type: ignore[method-assign]
+    return original
+
+
+def _timers_run(timers: list[tuple[float, int, Any]],
+                heard: list[tuple[Any, ...] | Raised]) -> None:
+    """The queued timers not cancelled, in order of when they are due (one a callback
+    starts is due that much after it), at most :data:`MAX_TICKS`, on the probing thread:
+    what their callbacks pass to an input's function is heard; one that raises is heard
+    as :class:`Raised`."""
+    now = 0.0
+    for _ in range(MAX_TICKS):
+        if not timers:
+            return
+        timers.sort(key=lambda t: (t[0], t[1]))
+        due, _order, timer = timers.pop(0)
+        now = max(now, due)
+        if timer.finished.is_set():  # cancelled
+            continue
+        timer.finished.set()
+        waiting = len(timers)
+        try:
+            timer.function(*timer.args, **timer.kwargs)
+        except Exception as exc:  # the version's callback: heard as what it raised
+            heard.append(Raised(type(exc).__name__))
+        for k in range(waiting, len(timers)):  # started by the callback: due from now
+            timers[k] = (now + timers[k][0], timers[k][1], timers[k][2])
 
 
 def consumed(value: Any, probe: bool = True) -> Any:
