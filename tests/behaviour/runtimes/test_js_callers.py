@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from codequorum.behaviour.callers import MAX_CALLS
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.behaviour.runtimes.js_callers import is_test_file, literal_calls
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
 from codequorum.behaviour.runtimes.node import JAVASCRIPT
@@ -504,3 +505,40 @@ def test_a_row_spread_into_the_call_and_a_copied_result_grade(tmp_path: Path) ->
             for c in literal_calls(context, "slug") if c.where.startswith("rows.test")]
     # the first row's call is the package test's ``slug('Foo Bar')``, read there first
     assert said == [(("-", "extra"), None), (("A_b",), "a-b"), (("X Y",), "x-y")]
+
+
+RANGE = "export function* range(n) {\n  for (let i = 0; i < n; i++) yield i;\n}\n"
+
+
+def test_an_assertion_on_an_expression_wrapping_the_call_grades_it_run_whole(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``expect([...range(3)]).toEqual([0, 1, 2])``, ``assert.strictEqual(Array.from(
+    range(2)).length, 2)``: each runs whole in the module, graded, beside the bare call; the
+    version that yields one item too many fails both, the one returning an array passes as
+    the test would; a wrapper reading a name of the test's own is no input."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "range.js").write_text(RANGE)
+    (tmp_path / "range.test.js").write_text(
+        "import { range } from './range.js';\ntest('range', () => {\n"
+        "  expect([...range(3)]).toEqual([0, 1, 2]);\n"
+        "  assert.strictEqual(Array.from(range(2)).length, 2);\n"
+        "  expect([...range(1)].concat(extra)).toEqual([0]);\n});\n")
+    context = js_module_view(RANGE, tmp_path / "range.js", tmp_path).context("range")
+    found = [(c.args, c.wrapped[0] if c.wrapped else None,
+              c.expectation.expected if c.expectation else None)
+             for c in literal_calls(context, "range")]
+    assert found == [((3,), None, None), ((3,), "[...range(3)]", [0, 1, 2]),
+                     ((2,), None, None), ((2,), "Array.from(range(2)).length", 2),
+                     ((1,), None, None), ((1,), "[...range(1)].concat(extra)", [0])]
+    wrong = RANGE.replace("i < n", "i <= n")
+    array = "export function range(n) {\n  return [...Array(n).keys()];\n}\n"
+    vs = VersionSet.from_codes("t", [RANGE, wrong, array], language="javascript",
+                               entry_point="range")
+    vs.module = context
+    report = run_dynamic(vs, DynamicOptions(hypothesis_examples=0, scaling=False))
+    assert [i["label"] for i in report.inputs] == [
+        "range(3)", "[...range(3)]", "range(2)", "Array.from(range(2)).length", "range(1)"]
+    assert [[p for p in row] for row in report.passes] == [
+        [None, True, None, True, None], [None, False, None, False, None],
+        [None, True, None, True, None]]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.0, 1.0]

@@ -15,7 +15,10 @@ folder is a test, and what its assertions say a call gives (``expect(f(1)).toBe(
 ``expect(() => f(NaN)).toThrow()``: ``js_expectations.py``) comes with the call; a
 table-driven test's call (``test.each``) is read once per row (``js_each.py``). An
 assertion counts only where the test runs the call in a plain state (no set-up hook, nothing
-called before it that could change what the function gives: ``js_plain.py``).
+called before it that could change what the function gives: ``js_plain.py``). An assertion
+on an expression wrapping one such call, ``expect([...range(3)]).toEqual([0, 1, 2])``,
+``Array.from(f(x)).length``, gives that expression too, run whole as a code example is
+(``js_example_code.py``): graded as the test grades it, beside the bare call.
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ from tree_sitter import Node
 
 from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS, MAX_FOUND, keep, spread
 from codequorum.behaviour.expectations import Expectation
+from codequorum.behaviour.runtimes import js_example_code
 from codequorum.behaviour.runtimes.js_each import Case, case_bindings
-from codequorum.behaviour.runtimes.js_expectations import Key, expectations, key
+from codequorum.behaviour.runtimes.js_expectations import JsStated, Key, expectations, key
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, call_arguments, node_text
 from codequorum.behaviour.runtimes.js_local_literals import held_at
 from codequorum.behaviour.runtimes.js_plain import plain_calls
@@ -58,6 +62,10 @@ class JsCall:
     where: str
     receiver: tuple[Any, ...] | None = None
     expectation: Expectation | None = None
+    #: where the assertion states what an expression wrapping the call gives
+    #: (``[...range(3)]``, ``f(x).length``): that expression's text, and the source of a
+    #: function of no parameter returning it (``js_example_code.example_source``)
+    wrapped: tuple[str, str] | None = None
 
 
 def is_test_file(path: str) -> bool:
@@ -233,17 +241,51 @@ def _file_calls(path: str, root: Node, name: str, owner: str | None,
     plain = plain_calls(root, name) if in_test else set()
     if in_test and module is not None and not imports_function(root, path, module, name):
         plain -= _bare_calls(root, name)  # a bare call of a name it did not take from us
-    said = {k: v for k, v in expectations(root).items() if k in plain}
+    stated_all = expectations(root) if in_test else {}
+    said = {k: v for k, v in stated_all.items() if k in plain}
     cases = case_bindings(root) if in_test else {}
-    for call in _calls(root, name):
+    calls = _calls(root, name)
+    for call in calls:
         receiver = _receiver(call, owner) if owner else None
         stated = said.get(key(call))
+        where = f"{path}:{call.start_point[0] + 1}"
         for case in cases.get(key(call), [{}]):
             bound = {**held_at(call, case), **case} if in_test else case
             args = _arguments(call, bound)
             if args is not None:
-                yield JsCall(args, in_test, f"{path}:{call.start_point[0] + 1}", receiver,
+                yield JsCall(args, in_test, where, receiver,
                              None if stated is None else stated.resolve(bound))
+        wrapped = _wrapped(call, stated_all, calls, grammar(path)) \
+            if key(call) in plain and owner is None and key(call) not in cases else None
+        args = _arguments(call) if wrapped is not None else None
+        if wrapped is not None and args is not None:
+            text, source, wrapper_stated = wrapped
+            yield JsCall(args, True, where, None, wrapper_stated.resolve(), (text, source))
+
+
+#: How far above a call an assertion's expression wrapping it is looked for.
+_WRAPPER_DEPTH = 6
+
+
+def _wrapped(call: Node, stated: dict[Key, JsStated], calls: list[Node],
+             language: str) -> tuple[str, str, JsStated] | None:
+    """The expression an assertion states the value of that wraps ``call`` and no other
+    call of the function (``expect([...range(3)]).toEqual([0, 1, 2])``): its text, the
+    source of a function of no parameter returning it, and what is stated; None where
+    there is none or it reads a name of the test's own (a literal it holds, a row)."""
+    node = call.parent
+    for _ in range(_WRAPPER_DEPTH):
+        if node is None or node.type.endswith(("statement", "declaration")):
+            return None
+        found = stated.get(key(node))
+        if found is not None:
+            inner = [c for c in calls if key(node)[0] <= key(c)[0] and key(c)[1] <= key(node)[1]]
+            text = node_text(node)
+            source = js_example_code.example_source(
+                text, [], "javascript" if language == "javascript" else "typescript")
+            return None if len(inner) != 1 or source is None else (text, source, found)
+        node = node.parent
+    return None
 
 
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[JsCall]:
@@ -264,7 +306,7 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
             continue
         for found in _file_calls(path, root, name, owner,
                                  context.path if path != context.path else None):
-            keep(out, seen, repr((found.args, found.receiver)), found)
+            keep(out, seen, repr((found.args, found.receiver, found.wrapped)), found)
             if len(out) >= MAX_FOUND:
                 break
         if len(out) >= MAX_FOUND:

@@ -16,6 +16,8 @@ The forms read:
   ``deepStrictEqual``, ``deepEqual``, ``t.is``, ``t.deepEqual``, either order) and
   ``assert.throws(() => CALL, E)``.
 
+``CALL`` may also be an expression wrapping a call (``[...range(3)]``, ``f(x).length``):
+what is stated is then said of that expression (``js_callers.py`` runs it whole).
 ``VALUE`` is a literal (``js_literals.py``), or a name a table-driven test's case binds
 (``js_each.py``); anything else says nothing, and the call stays an input without an
 expected value.
@@ -179,7 +181,7 @@ def _from_expect(call: Node, method: str, obj: Node, held: Held) -> Found | None
         thrower = _thrower(given[0])
         return None if thrower is None else (thrower, JsStated(raises=_class_named(args)))
     actual = _held(given[0], held)
-    if actual is None or actual.type != "call_expression":
+    if actual is None or not (actual.type == "call_expression" or _calls_in(actual)):
         return None
     if method in IS:
         return None if args else (actual, JsStated(named=IS[method]))
@@ -211,7 +213,23 @@ def _from_assert(call: Node, method: str, obj: Node, held: Held) -> Found | None
         if call_node is not None and call_node.type == "call_expression" and (
                 _unwrapped(other) or other).type != "call_expression":
             return call_node, JsStated(expected=other)
+    for actual, other in ((args[0], args[1]), (args[1], args[0])):  # ``[...f(1)]``
+        if _calls_in(actual) and not _calls_in(other):
+            return _unwrapped(actual) or actual, JsStated(expected=other)
     return None
+
+
+def _calls_in(node: Node | None) -> bool:
+    """Whether ``node`` holds a call (not inside a function it holds): an expression that
+    wraps a call's result, ``[...f(1)]``, ``f(1).length``, ``Array.from(f(1))``."""
+    stack = [node] if node is not None else []
+    while stack:
+        cur = stack.pop()
+        if cur.type == "call_expression":
+            return True
+        if cur.type not in ("arrow_function", "function_expression", "function"):
+            stack.extend(cur.named_children)
+    return False
 
 
 def _stated(call: Node, held: Held) -> Found | None:

@@ -63,7 +63,7 @@ from codequorum.behaviour.input_plan import (
 )
 from codequorum.behaviour.pattern_strings import pattern_strings
 from codequorum.behaviour.runtimes import js_example_code, js_fill, js_instances, js_values
-from codequorum.behaviour.runtimes.js_callers import grammar, literal_calls
+from codequorum.behaviour.runtimes.js_callers import JsCall, grammar, literal_calls
 from codequorum.behaviour.runtimes.js_compared import compared_literals, split_separators
 from codequorum.behaviour.runtimes.js_literals import (
     NotLiteral,
@@ -984,7 +984,14 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
     name it (its tests, its callers); each says where it is. One a test asserts the outcome
     of carries it, graded (``graded``: no test grades the set) as a comment's example is."""
     owner = (module.owner or "").rpartition(".")[2]
+    given: frozenset[str] | None = None
     for call in literal_calls(module, entry.split(".")[-1]):
+        if call.wrapped is not None:
+            if given is None:
+                language = "typescript" if grammar(module.path) != "javascript" else "javascript"
+                given = js_example_code.top_level_names([module.source], language)
+            _add_wrapped(plan, call, *call.wrapped, given, known, graded)
+            continue
         receiver = None if call.receiver is None else Receiver(owner, call.receiver)
         label = _label(entry, call.args) if receiver is None else (
             f"new {owner}({', '.join(js_values.show(a) for a in call.receiver or ())})."
@@ -994,6 +1001,19 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
         known.add(label)
         test = TestCase("call", args=call.args, name=label, receiver=receiver)
         plan.cases.append(found_input(test, call.expectation, call.in_test, call.where, graded))
+
+
+def _add_wrapped(plan: InputPlan, call: JsCall, text: str, source: str, given: frozenset[str],
+                 known: set[str], graded: bool) -> None:
+    """A test's assertion on an expression wrapping the call (``text``: ``[...range(3)]``,
+    ``source``: the function returning it), run whole as a code example is, where it reads
+    no name but the module's and JavaScript's."""
+    label = " ".join(text.split())[:CODE_LABEL_CHARS]
+    if label in known or js_example_code.reads(source) - given:
+        return
+    known.add(label)
+    test = TestCase("example", source=source, name=label)
+    plan.cases.append(found_input(test, call.expectation, call.in_test, call.where, graded))
 
 
 #: Drawn inputs whose arrays and strings repeat their first half (versions part on ties and
