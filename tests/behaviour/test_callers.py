@@ -234,3 +234,50 @@ def test_a_row_unpacked_into_the_call_gives_its_items_as_arguments() -> None:
     calls = literal_calls(context, "f")
     assert [(c.args, c.kwargs, c.expectation.expected if c.expectation else None)
             for c in calls] == [((1, 2), {}, None), ((3, 1), {}, None), ((4,), {"n": 2}, 8)]
+
+
+CHUNKS = "def chunks(xs, n):\n    for i in range(0, len(xs), n):\n        yield xs[i:i + n]\n"
+
+
+def test_an_assertion_on_a_call_wrapping_the_function_s_runs_whole_and_grades(
+        tmp_path: Path) -> None:
+    """``assert list(chunks([1, 2, 3], 2)) == [[1, 2], [3]]`` and ``len(list(...)) == 2``:
+    each wrapping call runs whole in the module as a doctest example, graded against the
+    asserted value's ``repr``, beside the bare call; the version dropping the last chunk
+    fails the first, the one returning a list passes as the test would; a set's or a
+    two-key dict's value runs unchecked (another order shows another text)."""
+    from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+    from codequorum.core.model import VersionSet
+    from codequorum.ingest.module_view import module_context
+
+    ws = tmp_path / "ws"
+    (ws / "tests").mkdir(parents=True)
+    (ws / "util.py").write_text(CHUNKS)
+    (ws / "tests" / "test_util.py").write_text(
+        "from util import chunks\n\n\ndef test_chunks():\n"
+        "    assert list(chunks([1, 2, 3], 2)) == [[1, 2], [3]]\n"
+        "    assert len(list(chunks([1, 2, 3, 4], 2))) == 2\n"
+        "    assert set(map(len, chunks([1], 1))) == {1}\n")
+    context = module_context(CHUNKS, ws / "util.py", ws, "chunks")
+    found = [(c.args, c.wrapped, c.expectation.expected if c.expectation else None)
+             for c in literal_calls(context, "chunks")]
+    assert found == [(([1, 2, 3], 2), None, None),
+                     (([1, 2, 3], 2), "list(chunks([1, 2, 3], 2))", [[1, 2], [3]]),
+                     (([1, 2, 3, 4], 2), None, None),
+                     (([1, 2, 3, 4], 2), "len(list(chunks([1, 2, 3, 4], 2)))", 2),
+                     (([1], 1), None, None), (([1], 1), "set(map(len, chunks([1], 1)))", {1})]
+    short = CHUNKS.replace("len(xs), n", "len(xs) - 1, n")
+    listed = "def chunks(xs, n):\n    return [xs[i:i + n] for i in range(0, len(xs), n)]\n"
+    version_set = VersionSet.from_codes("chunks", [CHUNKS, short, listed],
+                                        entry_point="chunks")
+    version_set.module = context
+    dynamic = run_dynamic(version_set, DynamicOptions(jobs=2, scaling=False,
+                                                      use_hypothesis=False))
+    labels = [i["label"] for i in dynamic.inputs]
+    assert labels == ["chunks([1, 2, 3], 2)", "list(chunks([1, 2, 3], 2))",
+                      "chunks([1, 2, 3, 4], 2)", "len(list(chunks([1, 2, 3, 4], 2)))",
+                      "chunks([1], 1)", "set(map(len, chunks([1], 1)))"]
+    assert [row[1] for row in dynamic.passes] == [True, False, True]
+    assert [row[3] for row in dynamic.passes] == [True, True, True]
+    assert [row[5] for row in dynamic.passes] == [None, None, None]
+    assert [c.pass_rate for c in dynamic.candidates] == [1.0, 0.5, 1.0]

@@ -14,7 +14,9 @@ call ``self.assertRaises(E, f, -1)`` makes:
 :mod:`codequorum.behaviour.expectations`) comes with the call; a parametrized test's call
 is read once per case (:mod:`codequorum.behaviour.parametrized`). An assertion counts only
 where the test runs the call in a plain state (no fixture, nothing called before it that
-could change what the function gives: :mod:`codequorum.behaviour.plain_tests`).
+could change what the function gives: :mod:`codequorum.behaviour.plain_tests`). An
+assertion on a call wrapping one bare call of the function (``assert list(f(3)) == [0,
+1, 2]``, ``len(f(x))``) gives that call's source too, run whole as a doctest example is.
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ class FoundCall:
     in_test: bool
     where: str = ""
     expectation: Expectation | None = None
+    #: where the assertion states what a call wrapping this one gives (``list(f(3))``,
+    #: ``len(f(x))``): that expression's source, run whole as a doctest example is
+    wrapped: str | None = None
 
 
 def is_test_file(path: str) -> bool:
@@ -204,15 +209,41 @@ def _file_calls(path: str, tree: ast.Module, context: ModuleContext, name: str,
             said[id(call)] = raising
         cases[id(call)] = cases.get(id(origin), [{}])
     calls = [*_outside(tree, name, here_owners), *(c for c, _, _ in passed)]
+    wrapping = _wrappers(tree, name, plain) if in_test else {}
     for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
         stated = said.get(id(call))
         names = held.get(id(call), {})
+        where = f"{path}:{call.lineno}"
         for case in cases.get(id(call), [{}]):
             bound = {**names, **case}
             found = _arguments(call, bound)
             if found is not None:
-                yield FoundCall(found[0], found[1], in_test, f"{path}:{call.lineno}",
+                yield FoundCall(found[0], found[1], in_test, where,
                                 None if stated is None else stated.resolve(bound))
+        wrapper = wrapping.get(id(call)) if id(call) not in cases else None
+        found = _arguments(call) if wrapper is not None else None
+        said_of = wrapper[1].resolve() if wrapper is not None else None
+        if wrapper is not None and found is not None and said_of is not None:
+            yield FoundCall(found[0], found[1], True, where, said_of, wrapper[0])
+
+
+def _wrappers(tree: ast.Module, name: str, plain: set[int]) -> dict[int, tuple[str, Stated]]:
+    """``id`` of a bare call of ``name`` made in a plain state -> the source of the call an
+    assertion states the value of that wraps it and no other call of ``name`` (``assert
+    list(f(3)) == [0, 1, 2]``, ``self.assertEqual(len(f(x)), 2)``), and what is stated."""
+    out: dict[int, tuple[str, Stated]] = {}
+    stated = expectations(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _names(node, name, frozenset()):
+            continue
+        found = stated.get(id(node))
+        if found is None or found.expected is None:
+            continue
+        inner = [n for n in ast.walk(node) if isinstance(n, ast.Call) and n is not node
+                 and isinstance(n.func, ast.Name) and n.func.id == name]
+        if len(inner) == 1 and id(inner[0]) in plain:
+            out[id(inner[0])] = (ast.unparse(node), found)
+    return out
 
 
 def _bare_calls(tree: ast.Module, name: str) -> set[int]:
@@ -251,7 +282,7 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
         except UNREADABLE:
             continue
         for found in _file_calls(path, tree, context, name, owners):
-            keep(out, seen, repr((found.args, found.kwargs)), found)
+            keep(out, seen, repr((found.args, found.kwargs, found.wrapped)), found)
             if len(out) >= MAX_FOUND:
                 return spread(out, limit)
     return spread(out, limit)

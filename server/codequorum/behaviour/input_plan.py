@@ -761,12 +761,51 @@ def _add_found(plan: InputPlan, calls: Sequence[FoundCall], entry: str, known: s
     (``graded``: no test grades the set) as a docstring example is: the tests are the
     user's."""
     for call in calls:
-        label = call_label(entry, call.args, call.kwargs)
+        label = call_label(entry, call.args, call.kwargs) if call.wrapped is None \
+            else call.wrapped[:EXAMPLE_LABEL_CHARS]
         if label in known:
             continue
         known.add(label)
+        if call.wrapped is not None and call.expectation is not None:
+            plan.cases.append(_wrapped_input(call.wrapped, label, call.expectation,
+                                             call.where, graded))
+            continue
         t = TestCase(kind="call", args=call.args, kwargs=dict(call.kwargs), name=label)
         plan.cases.append(found_input(t, call.expectation, call.in_test, call.where, graded))
+
+
+#: Characters of a wrapped assertion's label.
+EXAMPLE_LABEL_CHARS = 100
+
+
+def _wrapped_input(source: str, label: str, said: Expectation, where: str,
+                   graded: bool) -> InputCase:
+    """A test's assertion on a call wrapping the function's (``list(f(3)) == [0, 1, 2]``)
+    as a doctest example: its code run whole in the module, what it shows checked against
+    the asserted value's ``repr`` where that is the one text an equal value shows (plain
+    values: no set, whose order may differ, nor a float that is not finite), else not
+    checked."""
+    want = repr(said.expected) + "\n" if _one_text(said.expected) else None
+    test = TestCase(kind="example", source=source, expected=want,
+                    has_expected=want is not None, name=label)
+    return InputCase(test, "test", graded and want is not None, label, where=where or None)
+
+
+def _one_text(value: Any, depth: int = 0) -> bool:
+    """Whether every value equal to ``value`` shows as its ``repr``: ``None``, booleans,
+    integers, finite floats, strings, and lists, tuples and dicts of one key of them."""
+    if depth > 20:
+        return False
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    if isinstance(value, float):
+        return value == value and abs(value) != float("inf")
+    if isinstance(value, (list, tuple)):
+        return all(_one_text(v, depth + 1) for v in value)
+    if isinstance(value, dict):  # of one key: another order shows another text
+        return len(value) <= 1 and all(_one_text(k, depth + 1) and _one_text(v, depth + 1)
+                                       for k, v in value.items())
+    return False
 
 
 def found_input(test: TestCase, said: Expectation | None, in_test: bool, where: str,
