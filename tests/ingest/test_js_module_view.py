@@ -211,3 +211,32 @@ def test_a_function_of_the_package_that_does_not_fit_the_view_is_left_out(
     view = js_module_view(FIND, path, tmp_path)
     assert view.library == () and view.notes == ()
     assert sorted(p for p, _ in view.files) == ["package.json", "src/find.js"]
+
+
+def test_a_package_entry_or_re_export_leading_out_or_to_a_secret_reads_nothing(
+        tmp_path: Path) -> None:
+    """A ``main`` naming an absolute path or one above the workspace, an entry that links
+    to ``.env``, a re-export leading out of the workspace or to a secret-looking file:
+    none is read, and the view holds the module alone."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "outside.js").write_text("export const propEq = 'outside';\n")
+    (ws / ".env").write_text("export { propEq } from './secrets.js';\nTOKEN=1\n")
+    (ws / "secrets.js").write_text("export const propEq = 'secret';\n")
+    path = _library(ws)
+    (ws / "src" / "index.js").unlink()
+    for main in ("/etc/hostname", "../outside.js", "../../outside.js"):
+        (ws / "package.json").write_text(f'{{"name": "rl", "main": "{main}"}}')
+        view = js_module_view(FIND, path, ws)
+        assert view.library == () and sorted(p for p, _ in view.files) == [
+            "package.json", "src/find.js"], main
+    (ws / "package.json").write_text('{"name": "rl", "main": "src/index.js"}')
+    (ws / "src" / "index.js").symlink_to(ws / ".env")
+    view = js_module_view(FIND, path, ws)
+    assert view.library == () and "secret" not in " ".join(t for _, t in view.files)
+    (ws / "src" / "index.js").unlink()
+    (ws / "src" / "index.js").write_text("export { propEq } from '../../outside.js';\n")
+    assert js_module_view(FIND, path, ws).library == ()
+    (ws / "src" / "index.js").write_text("export { propEq } from '../secrets.js';\n")
+    view = js_module_view(FIND, path, ws)
+    assert view.library == () and "secret" not in " ".join(t for _, t in view.files)
