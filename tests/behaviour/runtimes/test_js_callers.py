@@ -503,8 +503,12 @@ def test_a_row_spread_into_the_call_and_a_copied_result_grade(tmp_path: Path) ->
     context = js_module_view(INDEX, path, tmp_path).context("slug")
     said = [(c.args, c.expectation.expected if c.expectation else None)
             for c in literal_calls(context, "slug") if c.where.startswith("rows.test")]
-    # the first row's call is the package test's ``slug('Foo Bar')``, read there first
-    assert said == [(("-", "extra"), None), (("A_b",), "a-b"), (("X Y",), "x-y")]
+    # the first row's bare call is the package test's ``slug('Foo Bar')``, read there
+    # first; ``toBeTruthy`` of each row is said of ``!!(slug(...))`` (the row written in)
+    assert said == [(("Foo Bar",), True), (("-", "extra"), None), (("-", "extra"), True),
+                    (("A_b",), "a-b"), (("X Y",), "x-y")]
+    wrapped = [c.wrapped[0] for c in literal_calls(context, "slug") if c.wrapped]
+    assert wrapped == ['!!(slug("Foo Bar"))', '!!(slug("-", "extra"))']
 
 
 RANGE = "export function* range(n) {\n  for (let i = 0; i < n; i++) yield i;\n}\n"
@@ -542,3 +546,35 @@ def test_an_assertion_on_an_expression_wrapping_the_call_grades_it_run_whole(
         [None, True, None, True, None], [None, False, None, False, None],
         [None, True, None, True, None]]
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0, 1.0]
+
+
+EMAIL = "export function isEmail(s) {\n  return /^[^@\\s]+@[^@\\s]+\\.[a-z]+$/i.test(s);\n}\n"
+
+
+def test_matchers_other_than_equality_grade_through_what_they_say(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``expect(isEmail('a@b.co')).toBeTruthy()``, ``toBeFalsy()`` over a table's rows,
+    ``assert.ok``: each runs as ``!!(isEmail(...))`` in the module, graded ``true`` or
+    ``false``; the version that only looks for ``@`` fails the rows it lets through."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "email.js").write_text(EMAIL)
+    (tmp_path / "email.test.js").write_text(
+        "import { isEmail } from './email.js';\n"
+        "test('yes', () => {\n  expect(isEmail('a@b.co')).toBeTruthy();\n"
+        "  assert.ok(isEmail('x.y@z.org'));\n});\n"
+        "test.each(['a@b', '@b.co', 'a b@c.de'])('no %s', (s) => {\n"
+        "  expect(isEmail(s)).toBeFalsy();\n});\n")
+    context = js_module_view(EMAIL, tmp_path / "email.js", tmp_path).context("isEmail")
+    loose = "export function isEmail(s) {\n  return s.includes('@');\n}\n"
+    vs = VersionSet.from_codes("t", [EMAIL, loose], language="javascript",
+                               entry_point="isEmail")
+    vs.module = context
+    report = run_dynamic(vs, DynamicOptions(hypothesis_examples=0, scaling=False))
+    graded = [(i["label"], [row[k] for row in report.passes])
+              for k, i in enumerate(report.inputs) if i["label"].startswith("!!")]
+    assert graded == [('!!(isEmail("a@b.co"))', [True, True]),
+                      ('!!(isEmail("x.y@z.org"))', [True, True]),
+                      ('!!(isEmail("a@b"))', [True, False]),
+                      ('!!(isEmail("@b.co"))', [True, False]),
+                      ('!!(isEmail("a b@c.de"))', [True, False])]
+    assert [c.pass_rate for c in report.candidates] == [1.0, 0.4]

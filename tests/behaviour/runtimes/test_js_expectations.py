@@ -38,10 +38,40 @@ def test_nan_is_expected_as_nan() -> None:
 
 
 def test_what_says_nothing_is_left_out() -> None:
-    said = _said("expect(f(1)).not.toBe(2);\nexpect(f(2)).toBe(x);\nexpect(f(3)).toBeTruthy();\n"
-                 "expect(f(4)).toBeCloseTo(1.5);\nexpect(g(f(5))).toBe(1);\n"
+    said = _said("expect(f(1)).not.toBe(2);\nexpect(f(2)).toBe(x);\nexpect(f(3)).toBeNaN(1);\n"
+                 "expect(f(4)).toMatchObject({});\nexpect(g(f(5))).toBe(1);\n"
                  "expect(() => f(6)).not.toThrow();\nexpect(() => { f(7); f(8); }).toThrow();\n")
     assert said == {"g(f(5))": Expectation(1)}
+
+
+def test_other_matchers_say_their_value_through_an_expression_of_it() -> None:
+    """``toHaveLength(2)``: ``(f(1)).length`` is 2; ``toBeTruthy()``, ``assert.ok`` and
+    ``assert(...)``: ``!!(...)`` is true; a comparison, ``toContain``, ``toBeCloseTo``,
+    ``toMatch`` and ``toBeDefined`` likewise (the matcher's argument written in)."""
+    source = ("expect(f(1)).toHaveLength(2);\nexpect(f(2)).toBeTruthy();\n"
+              "expect(f(3)).toBeFalsy();\nexpect(f(4)).toContain('a');\n"
+              "expect(f(5)).toBeGreaterThan(1);\nexpect(f(6)).toBeCloseTo(0.3, 5);\n"
+              "expect(f(7)).toMatch(/^a+$/);\nexpect(f(8)).toMatch('b');\n"
+              "expect(f(9)).toBeDefined();\nassert.ok(f(10));\nassert(f(11));\n")
+    root = parse(source, "javascript").root_node
+    calls: dict[tuple[int, int], str] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "call_expression":
+            calls[key(node)] = node_text(node)
+        stack.extend(node.children)
+    shaped = {calls[k]: (v.shape, v.resolve()) for k, v in expectations(root).items()}
+    true = Expectation(True)
+    assert shaped == {
+        "f(1)": (("(", ").length"), Expectation(2)), "f(2)": (("!!(", ")"), true),
+        "f(3)": (("!!(", ")"), Expectation(False)), "f(4)": (("(", ").includes('a')"), true),
+        "f(5)": (("(", ") > (1)"), true),
+        "f(6)": (("Math.abs((", ") - (0.3)) < Math.pow(10, -(5)) / 2"), true),
+        "f(7)": (("(/^a+$/).test(", ")"), true),
+        "f(8)": (("(new RegExp('b')).test(", ")"), true),
+        "f(9)": (("(", ") !== undefined"), true), "f(10)": (("!!(", ")"), true),
+        "f(11)": (("!!(", ")"), true)}
 
 
 def test_a_function_that_must_throw_names_its_class() -> None:

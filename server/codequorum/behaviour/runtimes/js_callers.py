@@ -39,6 +39,7 @@ from codequorum.behaviour.runtimes.js_expectations import JsStated, Key, expecta
 from codequorum.behaviour.runtimes.js_literals import NotLiteral, call_arguments, node_text
 from codequorum.behaviour.runtimes.js_local_literals import held_at
 from codequorum.behaviour.runtimes.js_plain import plain_calls
+from codequorum.behaviour.runtimes.js_values import show_call
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext
 from codequorum.core.parsing import parse
@@ -245,47 +246,70 @@ def _file_calls(path: str, root: Node, name: str, owner: str | None,
     said = {k: v for k, v in stated_all.items() if k in plain}
     cases = case_bindings(root) if in_test else {}
     calls = _calls(root, name)
+    language = "javascript" if grammar(path) == "javascript" else "typescript"
     for call in calls:
         receiver = _receiver(call, owner) if owner else None
         stated = said.get(key(call))
+        direct = stated if stated is not None and stated.shape is None else None
+        wrapper = _wrapper(call, stated_all, calls) \
+            if key(call) in plain and owner is None else None
         where = f"{path}:{call.start_point[0] + 1}"
         for case in cases.get(key(call), [{}]):
             bound = {**held_at(call, case), **case} if in_test else case
             args = _arguments(call, bound)
-            if args is not None:
-                yield JsCall(args, in_test, where, receiver,
-                             None if stated is None else stated.resolve(bound))
-        wrapped = _wrapped(call, stated_all, calls, grammar(path)) \
-            if key(call) in plain and owner is None and key(call) not in cases else None
-        args = _arguments(call) if wrapped is not None else None
-        if wrapped is not None and args is not None:
-            text, source, wrapper_stated = wrapped
-            yield JsCall(args, True, where, None, wrapper_stated.resolve(), (text, source))
+            if args is None:
+                continue
+            yield JsCall(args, in_test, where, receiver,
+                         None if direct is None else direct.resolve(bound))
+            found = _wrapped(wrapper, call, args, bound, language) if wrapper else None
+            if found is not None:
+                yield JsCall(args, True, where, None, found[2], (found[0], found[1]))
 
 
 #: How far above a call an assertion's expression wrapping it is looked for.
 _WRAPPER_DEPTH = 6
 
 
-def _wrapped(call: Node, stated: dict[Key, JsStated], calls: list[Node],
-             language: str) -> tuple[str, str, JsStated] | None:
-    """The expression an assertion states the value of that wraps ``call`` and no other
-    call of the function (``expect([...range(3)]).toEqual([0, 1, 2])``): its text, the
-    source of a function of no parameter returning it, and what is stated; None where
-    there is none or it reads a name of the test's own (a literal it holds, a row)."""
-    node = call.parent
+def _wrapper(call: Node, stated: dict[Key, JsStated], calls: list[Node]
+             ) -> tuple[Node, JsStated] | None:
+    """The expression an assertion states something of that wraps ``call`` and no other
+    call of the function (``expect([...range(3)]).toEqual([0, 1, 2])``), or ``call``
+    itself where the matcher says it of an expression of its value (``toHaveLength``,
+    ``toBeTruthy``, ``assert.ok``); None where an assertion states its value plainly or
+    none states anything."""
+    node: Node | None = call
     for _ in range(_WRAPPER_DEPTH):
         if node is None or node.type.endswith(("statement", "declaration")):
             return None
         found = stated.get(key(node))
+        if found is not None and node is call and found.shape is None:
+            return None  # ``expect(f(1)).toBe(2)``: the call's own expected value
         if found is not None:
             inner = [c for c in calls if key(node)[0] <= key(c)[0] and key(c)[1] <= key(node)[1]]
-            text = node_text(node)
-            source = js_example_code.example_source(
-                text, [], "javascript" if language == "javascript" else "typescript")
-            return None if len(inner) != 1 or source is None else (text, source, found)
+            return (node, found) if len(inner) == 1 else None
         node = node.parent
     return None
+
+
+def _wrapped(wrapper: tuple[Node, JsStated], call: Node, args: tuple[Any, ...],
+             bound: Case, language: str) -> tuple[str, str, Expectation] | None:
+    """The text of the wrapping expression with the call written with its literal
+    ``args`` (a table's row, a name the test holds a literal in: read already), the
+    source of a function of no parameter returning it, and what the assertion states of
+    it (a matcher's shape around it); None where it does not parse or says nothing."""
+    node, stated = wrapper
+    callee = call.child_by_field_name("function")
+    if callee is None or callee.type != "identifier":
+        return None
+    data = node.text or b""
+    start, end = call.start_byte - node.start_byte, call.end_byte - node.start_byte
+    written = show_call(node_text(callee), args).encode("utf-8")
+    text = (data[:start] + written + data[end:]).decode("utf-8", "replace")
+    if stated.shape is not None:
+        text = stated.shape[0] + text + stated.shape[1]
+    said = stated.resolve(bound)
+    source = js_example_code.example_source(text, [], language)
+    return None if source is None or said is None else (text, source, said)
 
 
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[JsCall]:

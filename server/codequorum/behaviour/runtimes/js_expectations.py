@@ -16,6 +16,10 @@ The forms read:
   ``deepStrictEqual``, ``deepEqual``, ``t.is``, ``t.deepEqual``, either order) and
   ``assert.throws(() => CALL, E)``.
 
+Other matchers say something of an expression of the value, run whole
+(:func:`matcher_shape`): ``toHaveLength(n)`` of its ``.length``, ``toBeTruthy()``/
+``toBeFalsy()`` (and ``assert(X)``, ``assert.ok(X)``) of ``!!X``, ``toContain``,
+``toBeGreaterThan`` and kin, ``toBeCloseTo``, ``toMatch``, ``toBeDefined``.
 ``CALL`` may also be an expression wrapping a call (``[...range(3)]``, ``f(x).length``):
 what is stated is then said of that expression (``js_callers.py`` runs it whole).
 ``VALUE`` is a literal (``js_literals.py``), or a name a table-driven test's case binds
@@ -74,6 +78,9 @@ class JsStated:
     expected: Node | None = None
     named: str | None = None
     raises: str | None = None
+    #: what the matcher says of the value through an expression of it (``toHaveLength``:
+    #: its ``.length``; ``toBeTruthy``: ``!!`` of it): the text before and after it
+    shape: tuple[str, str] | None = None
 
     def resolve(self, bound: Mapping[str, Any] | None = None) -> Expectation | None:
         """The expectation, the names of a table-driven case ``bound``; None when the
@@ -185,7 +192,44 @@ def _from_expect(call: Node, method: str, obj: Node, held: Held) -> Found | None
         return None
     if method in IS:
         return None if args else (actual, JsStated(named=IS[method]))
-    return (actual, JsStated(expected=args[0])) if len(args) == 1 and method in EQUALS else None
+    if len(args) == 1 and method in EQUALS:
+        return actual, JsStated(expected=args[0])
+    shaped = matcher_shape(method, args)
+    return None if shaped is None else (actual, shaped)
+
+
+#: Matchers that say a comparison of the value with their argument holds.
+COMPARISONS = {"toBeGreaterThan": ">", "toBeGreaterThanOrEqual": ">=", "toBeLessThan": "<",
+               "toBeLessThanOrEqual": "<="}
+
+
+def matcher_shape(method: str, args: list[Node]) -> JsStated | None:
+    """What a matcher other than an equality says, as a value of an expression of the
+    actual one: ``toHaveLength(2)`` its ``.length`` is 2, ``toBeTruthy()`` ``!!`` of it is
+    ``true``, ``toContain(3)`` its ``.includes(3)``, ``toBeGreaterThan(1)`` ``> 1``,
+    ``toBeCloseTo(0.3)`` within half of ``10 ** -2``, ``toMatch(/re/)`` the pattern's
+    ``test``, ``toBeDefined()`` ``!== undefined``; None for any other (an argument is
+    written into the expression as the test wrote it: one reading a name of the test's own
+    keeps it from running)."""
+    texts = [node_text(a) for a in args]
+    if method == "toHaveLength" and len(args) == 1:
+        return JsStated(expected=args[0], shape=("(", ").length"))
+    if method in ("toBeTruthy", "toBeFalsy") and not args:
+        return JsStated(named="true" if method == "toBeTruthy" else "false", shape=("!!(", ")"))
+    if method == "toBeDefined" and not args:
+        return JsStated(named="true", shape=("(", ") !== undefined"))
+    if method == "toContain" and len(args) == 1:
+        return JsStated(named="true", shape=("(", f").includes({texts[0]})"))
+    if method in COMPARISONS and len(args) == 1:
+        return JsStated(named="true", shape=("(", f") {COMPARISONS[method]} ({texts[0]})"))
+    if method == "toBeCloseTo" and len(args) in (1, 2):
+        digits = texts[1] if len(args) == 2 else "2"
+        return JsStated(named="true", shape=(
+            "Math.abs((", f") - ({texts[0]})) < Math.pow(10, -({digits})) / 2"))
+    if method == "toMatch" and len(args) == 1:
+        pattern = texts[0] if args[0].type == "regex" else f"new RegExp({texts[0]})"
+        return JsStated(named="true", shape=(f"({pattern}).test(", ")"))
+    return None
 
 
 def literal_named(name: str) -> object:
@@ -235,8 +279,19 @@ def _calls_in(node: Node | None) -> bool:
 def _stated(call: Node, held: Held) -> Found | None:
     obj, method = _callee(call)
     if obj is None:
-        return None
+        return _truthy(call, held) if method == "assert" else None
+    if method == "ok" and obj.type == "identifier" and node_text(obj) in ASSERT_OBJECTS:
+        return _truthy(call, held)  # assert.ok(X), t.ok(X)
     return _from_expect(call, method, obj, held) or _from_assert(call, method, obj, held)
+
+
+def _truthy(call: Node, held: Held) -> Found | None:
+    """``assert(X)``, ``assert.ok(X)``: ``!!`` of ``X`` is ``true``."""
+    args = _arguments(call)
+    actual = _held(args[0], held) if args else None
+    if actual is None or not (actual.type == "call_expression" or _calls_in(actual)):
+        return None
+    return actual, JsStated(named="true", shape=("!!(", ")"))
 
 
 def _root_name(call: Node) -> str:

@@ -90,7 +90,7 @@ def _foreign(call: Node, name: str) -> bool:
             return False  # assert.strictEqual, t.is
         if _on_expect(fn):
             return False  # expect(x).toBeTruthy(), expect(x).to.have.length(2)
-    known = RUNNER | HARMLESS | EQUALS | THROWS | ASSERT_EQUALS | frozenset(IS)
+    known = RUNNER | HARMLESS | EQUALS | THROWS | ASSERT_EQUALS | ASSERT_OBJECTS | frozenset(IS)
     return callee != name and callee not in known
 
 
