@@ -233,7 +233,10 @@ def test_a_row_unpacked_into_the_call_gives_its_items_as_arguments() -> None:
                             roots=("",), callers=(("tests/test_app.py", tests),))
     calls = literal_calls(context, "f")
     assert [(c.args, c.kwargs, c.expectation.expected if c.expectation else None)
-            for c in calls] == [((1, 2), {}, None), ((3, 1), {}, None), ((4,), {"n": 2}, 8)]
+            for c in calls if not c.wrapped] == [((1, 2), {}, None), ((3, 1), {}, None),
+                                                 ((4,), {"n": 2}, 8)]
+    # ``assert f(*row)`` also says ``bool(f(1, 2))`` is true, the row written in
+    assert [c.wrapped for c in calls if c.wrapped] == ["bool(f(1, 2))", "bool(f(3, 1))"]
 
 
 CHUNKS = "def chunks(xs, n):\n    for i in range(0, len(xs), n):\n        yield xs[i:i + n]\n"
@@ -281,3 +284,45 @@ def test_an_assertion_on_a_call_wrapping_the_function_s_runs_whole_and_grades(
     assert [row[3] for row in dynamic.passes] == [True, True, True]
     assert [row[5] for row in dynamic.passes] == [None, None, None]
     assert [c.pass_rate for c in dynamic.candidates] == [1.0, 0.5, 1.0]
+
+
+IS_EMAIL = ("import re\n\n\ndef is_email(s):\n"
+            "    return re.fullmatch(r'[^@\\s]+@[^@\\s]+\\.[a-z]+', s) is not None\n")
+
+
+def test_an_assertion_that_a_call_is_true_or_false_grades_it_through_bool(
+        tmp_path: Path) -> None:
+    """``assert is_email('a@b.co')``, ``assert not is_email(s)`` over a parametrized
+    case (the case's value written in), ``self.assertIn('@', ...)``-style comparisons:
+    each runs as ``bool(...)`` of the expression, graded ``True`` or ``False``; the
+    version that only looks for ``@`` fails the cases it lets through."""
+    from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+    from codequorum.core.model import VersionSet
+    from codequorum.ingest.module_view import module_context
+
+    ws = tmp_path / "ws"
+    (ws / "tests").mkdir(parents=True)
+    (ws / "mail.py").write_text(IS_EMAIL)
+    (ws / "tests" / "test_mail.py").write_text(
+        "import pytest\nfrom mail import is_email\n\n\ndef test_yes():\n"
+        "    assert is_email('a@b.co')\n    assert is_email('x@y.org') > 0\n\n\n"
+        "@pytest.mark.parametrize('s', ['a@b', '@b.co'])\ndef test_no(s):\n"
+        "    assert not is_email(s)\n")
+    context = module_context(IS_EMAIL, ws / "mail.py", ws, "is_email")
+    found = [(c.args, c.wrapped, c.expectation.expected if c.expectation else None)
+             for c in literal_calls(context, "is_email") if c.wrapped]
+    assert found == [(("a@b.co",), "bool(is_email('a@b.co'))", True),
+                     (("x@y.org",), "bool(is_email('x@y.org') > 0)", True),
+                     (("a@b",), "bool(is_email('a@b'))", False),
+                     (("@b.co",), "bool(is_email('@b.co'))", False)]
+    loose = "def is_email(s):\n    return '@' in s\n"
+    version_set = VersionSet.from_codes("is_email", [IS_EMAIL, loose], entry_point="is_email")
+    version_set.module = context
+    dynamic = run_dynamic(version_set, DynamicOptions(jobs=2, scaling=False,
+                                                      use_hypothesis=False))
+    graded = [(i["label"], [row[k] for row in dynamic.passes])
+              for k, i in enumerate(dynamic.inputs) if i["label"].startswith("bool(")]
+    assert graded == [("bool(is_email('a@b.co'))", [True, True]),
+                      ("bool(is_email('x@y.org') > 0)", [True, True]),
+                      ("bool(is_email('a@b'))", [True, False]),
+                      ("bool(is_email('@b.co'))", [True, False])]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from codequorum.behaviour.expectations import Expectation, expectations
+from codequorum.behaviour.expectations import Expectation, expectations, truths
 
 
 def _said(source: str) -> dict[str, Expectation]:
@@ -118,3 +118,16 @@ def test_only_the_latest_names_are_held() -> None:
                  + "\n    assert r0 == 0\n    assert r4999 == 4999\n")
     assert said == {"f(4999)": Expectation(4999)}  # r0 was let go long before
     assert MAX_HELD == 16
+
+
+def test_what_an_assertion_says_is_true_or_false_is_read_as_a_truth() -> None:
+    """``assert f(1)``, ``assert not f(2)``, ``assert f(3) > 0``, ``assertTrue``,
+    ``assertFalse`` and ``assertIn``-style comparisons; ``assert f(4) == 1`` is an
+    expectation, not a truth."""
+    tree = ast.parse("assert f(1)\nassert not f(2)\nassert f(3) > 0\nassert f(4) == 1\n"
+                      "self.assertTrue(f(5))\nself.assertFalse(f(6))\n"
+                      "self.assertIn(7, f(7))\nself.assertLess(f(8), 9)\n")
+    said = [(ast.unparse(node), wanted) for node, wanted in truths(tree)]
+    assert sorted(said) == sorted([("f(1)", True), ("f(2)", False), ("f(3) > 0", True),
+                                   ("f(5)", True), ("f(6)", False), ("7 in f(7)", True),
+                                   ("f(8) < 9", True)])

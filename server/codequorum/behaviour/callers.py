@@ -22,6 +22,7 @@ assertion on a call wrapping one bare call of the function (``assert list(f(3)) 
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -35,6 +36,7 @@ from codequorum.behaviour.expectations import (
     exception_name,
     expectations,
     literal,
+    truths,
 )
 from codequorum.behaviour.local_literals import held_literals
 from codequorum.behaviour.parametrized import Case, case_bindings
@@ -214,36 +216,84 @@ def _file_calls(path: str, tree: ast.Module, context: ModuleContext, name: str,
         stated = said.get(id(call))
         names = held.get(id(call), {})
         where = f"{path}:{call.lineno}"
+        wrapper = wrapping.get(id(call))
         for case in cases.get(id(call), [{}]):
             bound = {**names, **case}
             found = _arguments(call, bound)
-            if found is not None:
-                yield FoundCall(found[0], found[1], in_test, where,
-                                None if stated is None else stated.resolve(bound))
-        wrapper = wrapping.get(id(call)) if id(call) not in cases else None
-        found = _arguments(call) if wrapper is not None else None
-        said_of = wrapper[1].resolve() if wrapper is not None else None
-        if wrapper is not None and found is not None and said_of is not None:
-            yield FoundCall(found[0], found[1], True, where, said_of, wrapper[0])
+            if found is None:
+                continue
+            yield FoundCall(found[0], found[1], in_test, where,
+                            None if stated is None else stated.resolve(bound))
+            source = _wrapped_source(wrapper, call, found) if wrapper is not None else None
+            said_of = _said_of(wrapper, bound) if wrapper is not None else None
+            if source is not None and said_of is not None:
+                yield FoundCall(found[0], found[1], True, where, said_of, source)
 
 
-def _wrappers(tree: ast.Module, name: str, plain: set[int]) -> dict[int, tuple[str, Stated]]:
-    """``id`` of a bare call of ``name`` made in a plain state -> the source of the call an
-    assertion states the value of that wraps it and no other call of ``name`` (``assert
-    list(f(3)) == [0, 1, 2]``, ``self.assertEqual(len(f(x)), 2)``), and what is stated."""
-    out: dict[int, tuple[str, Stated]] = {}
+#: What an assertion says of an expression wrapping a call: that it equals a value
+#: (:class:`Stated`), or that it is true or false (``assert is_valid(s)``).
+Wrapper = tuple[ast.expr, Stated | bool]
+
+
+def _wrappers(tree: ast.Module, name: str, plain: set[int]) -> dict[int, Wrapper]:
+    """``id`` of a bare call of ``name`` made in a plain state -> the expression an
+    assertion states something of that holds it and no other call of ``name``: a call
+    wrapping it whose value is stated (``assert list(f(3)) == [0, 1, 2]``,
+    ``self.assertEqual(len(f(x)), 2)``), or an expression said true or false (``assert
+    is_valid(s)``, ``assert not f(x)``, ``assert 2 in f(x)``, ``self.assertTrue(...)``)."""
+    out: dict[int, Wrapper] = {}
     stated = expectations(tree)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or _names(node, name, frozenset()):
-            continue
-        found = stated.get(id(node))
-        if found is None or found.expected is None:
-            continue
+    found: list[Wrapper] = [(node, said) for node in ast.walk(tree)
+                            if isinstance(node, ast.Call) and not _names(node, name, frozenset())
+                            and (said := stated.get(id(node))) is not None
+                            and said.expected is not None]
+    for node, wrapped in [*found, *truths(tree)]:
         inner = [n for n in ast.walk(node) if isinstance(n, ast.Call) and n is not node
                  and isinstance(n.func, ast.Name) and n.func.id == name]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == name:
+            inner = [node]  # ``assert f(x)``: the call itself, said true
         if len(inner) == 1 and id(inner[0]) in plain:
-            out[id(inner[0])] = (ast.unparse(node), found)
+            out.setdefault(id(inner[0]), (node, wrapped))
     return out
+
+
+def _said_of(wrapper: Wrapper, bound: Case) -> Expectation | None:
+    said = wrapper[1]
+    return Expectation(expected=said) if isinstance(said, bool) else said.resolve(bound)
+
+
+def _wrapped_source(wrapper: Wrapper, call: ast.Call,
+                    arguments: tuple[tuple[Any, ...], dict[str, Any]]) -> str | None:
+    """The wrapping expression's source with the call written with its literal arguments
+    (a parametrized case's, a literal the test holds in a name), ``bool(...)`` of it where
+    it is said true or false; None where an argument has no literal text."""
+    node, said = wrapper
+    at = next((k for k, n in enumerate(ast.walk(node)) if n is call), None)
+    copied = copy.deepcopy(node)
+    target = next((n for k, n in enumerate(ast.walk(copied)) if k == at), None)
+    if not isinstance(target, ast.Call):
+        return None
+    try:
+        target.args = [_written(a) for a in arguments[0]]
+        target.keywords = [ast.keyword(arg=k, value=_written(v)) for k, v in arguments[1].items()]
+    except ValueError:
+        return None
+    text = ast.unparse(copied)
+    return f"bool({text})" if isinstance(said, bool) else text
+
+
+def _written(value: Any) -> ast.expr:
+    """``value`` as a literal expression; :class:`ValueError` where its ``repr`` does not
+    read back as it (``nan``, an object)."""
+    text = repr(value)
+    try:
+        same = ast.literal_eval(text) == value
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        same = False
+    if not same:
+        raise ValueError(text)
+    return ast.parse(text, mode="eval").body
 
 
 def _bare_calls(tree: ast.Module, name: str) -> set[int]:

@@ -14,7 +14,10 @@ f(-1)`` that ``f(-1)`` raises. The forms read:
   the call (``E`` by its last name; a tuple of classes is any exception).
 
 ``VALUE`` is a literal (:func:`literal`: also ``math.inf``, ``float('nan')``); anything
-else says nothing, and the call stays an input without an expected value.
+else says nothing, and the call stays an input without an expected value. What an
+assertion says is true or false (``assert is_valid(s)``, ``assert not f(x)``, ``assert
+f(x) > 3``, ``assertTrue``, ``assertIn(a, b)``) is read apart, by :func:`truths`: the
+expression runs whole (``callers.py``).
 """
 
 from __future__ import annotations
@@ -298,6 +301,44 @@ def _from_with(node: ast.With) -> tuple[ast.Call, Stated] | None:
     return value, Stated(raises=wanted)
 
 
+#: unittest's methods that assert a comparison of their two arguments holds.
+COMPARING_METHODS: dict[str, ast.cmpop] = {
+    "assertIn": ast.In(), "assertNotIn": ast.NotIn(), "assertGreater": ast.Gt(),
+    "assertGreaterEqual": ast.GtE(), "assertLess": ast.Lt(), "assertLessEqual": ast.LtE()}
+
+
+def truths(tree: ast.Module) -> list[tuple[ast.expr, bool]]:
+    """The expressions an assertion of ``tree`` says are true (or false) that none of
+    :func:`expectations`' forms reads: ``assert is_valid(s)``, ``assert not f(x)``,
+    ``assert f(x) > 3``, ``assert 2 in f(x)``, unittest's ``assertTrue``/``assertFalse``
+    and its comparisons (``assertIn(a, b)`` is ``a in b``), each with what it says."""
+    out: list[tuple[ast.expr, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and _from_assert(node) is None:
+            test, wanted = node.test, True
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, wanted = test.operand, False
+            out.append((test, wanted))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            found = _method_truth(node.value)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def _method_truth(call: ast.Call) -> tuple[ast.expr, bool] | None:
+    func = call.func
+    if not isinstance(func, ast.Attribute) or call.keywords:
+        return None
+    if func.attr in ("assertTrue", "assertFalse") and len(call.args) == 1:
+        return call.args[0], func.attr == "assertTrue"
+    op = COMPARING_METHODS.get(func.attr)
+    if op is None or len(call.args) != 2:
+        return None
+    compared = ast.Compare(left=call.args[0], ops=[op], comparators=[call.args[1]])
+    return ast.copy_location(compared, call), True
+
+
 def expectations(tree: ast.Module) -> dict[int, Stated]:
     """``id(call)`` -> what an assertion of ``tree`` states that call gives, for every call
     an assertion states, directly or through a name that holds its result (``result =
@@ -317,5 +358,5 @@ def expectations(tree: ast.Module) -> dict[int, Stated]:
     return out
 
 
-__all__ = ["EQUAL_METHODS", "MAX_HELD", "RAISES", "Expectation", "Stated", "exception_name",
-           "expectations", "held_results", "hold", "literal"]
+__all__ = ["COMPARING_METHODS", "EQUAL_METHODS", "MAX_HELD", "RAISES", "Expectation", "Stated",
+           "exception_name", "expectations", "held_results", "hold", "literal", "truths"]
