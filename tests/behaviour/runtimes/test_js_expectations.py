@@ -122,3 +122,29 @@ def test_a_copy_of_the_result_is_the_result() -> None:
     assert said["f(2)"] == Expectation({"$": "object", "v": [["a", 2]]})
     assert "f(3)" not in said and "f(4)" not in said
     assert said["JSON.stringify(f(3))"] == Expectation("3")
+
+
+def test_chai_s_properties_and_methods_say_what_jest_s_matchers_say() -> None:
+    """``expect(f(1)).to.be.true``, ``.to.be.null``, ``.to.be.ok``, ``.to.have.lengthOf(2)``,
+    ``.to.include('a')``, ``.to.be.above(3)``, ``.to.be.closeTo(1, 0.1)``; a chain with
+    ``not`` says nothing; a name holding the result is the call."""
+    source = ("expect(f(1)).to.be.true;\nexpect(f(2)).to.be.null;\nexpect(f(3)).to.be.ok;\n"
+              "expect(f(4)).to.have.lengthOf(2);\nexpect(f(5)).to.include('a');\n"
+              "expect(f(6)).to.be.above(3);\nexpect(f(7)).to.be.closeTo(1, 0.1);\n"
+              "expect(f(8)).to.not.be.true;\n"
+              "test('x', () => {\n  const r = f(9);\n  expect(r).to.be.false;\n});\n")
+    root = parse(source, "javascript").root_node
+    calls: dict[tuple[int, int], str] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "call_expression":
+            calls[key(node)] = node_text(node)
+        stack.extend(node.children)
+    said = {calls[k]: (v.shape, v.resolve()) for k, v in expectations(root).items()}
+    true = Expectation(True)
+    assert said == {
+        "f(1)": (None, true), "f(2)": (None, Expectation(None)), "f(3)": (("!!(", ")"), true),
+        "f(4)": (("(", ").length"), Expectation(2)), "f(5)": (("(", ").includes('a')"), true),
+        "f(6)": (("(", ") > (3)"), true),
+        "f(7)": (("Math.abs((", ") - (1)) <= (0.1)"), true), "f(9)": (None, Expectation(False))}

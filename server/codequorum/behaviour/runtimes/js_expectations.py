@@ -19,7 +19,9 @@ The forms read:
 Other matchers say something of an expression of the value, run whole
 (:func:`matcher_shape`): ``toHaveLength(n)`` of its ``.length``, ``toBeTruthy()``/
 ``toBeFalsy()`` (and ``assert(X)``, ``assert.ok(X)``) of ``!!X``, ``toContain``,
-``toBeGreaterThan`` and kin, ``toBeCloseTo``, ``toMatch``, ``toBeDefined``.
+``toBeGreaterThan`` and kin, ``toBeCloseTo``, ``toMatch``, ``toBeDefined``, and Chai's
+names for them (``lengthOf``, ``include``, ``above``, ``closeTo``...) and its properties
+(``expect(X).to.be.true``, ``.null``, ``.ok``).
 ``CALL`` may also be an expression wrapping a call (``[...range(3)]``, ``f(x).length``):
 what is stated is then said of that expression (``js_callers.py`` runs it whole).
 ``VALUE`` is a literal (``js_literals.py``), or a name a table-driven test's case binds
@@ -198,9 +200,20 @@ def _from_expect(call: Node, method: str, obj: Node, held: Held) -> Found | None
     return None if shaped is None else (actual, shaped)
 
 
-#: Matchers that say a comparison of the value with their argument holds.
+#: Matchers that say a comparison of the value with their argument holds (Jest's and
+#: Chai's names).
 COMPARISONS = {"toBeGreaterThan": ">", "toBeGreaterThanOrEqual": ">=", "toBeLessThan": "<",
-               "toBeLessThanOrEqual": "<="}
+               "toBeLessThanOrEqual": "<=", "above": ">", "gt": ">", "greaterThan": ">",
+               "least": ">=", "gte": ">=", "below": "<", "lt": "<", "lessThan": "<",
+               "most": "<=", "lte": "<="}
+#: Matchers that say the value has a length (Jest's, Chai's).
+LENGTHS = frozenset({"toHaveLength", "lengthOf", "length"})
+#: Matchers that say the value includes their argument.
+INCLUDES = frozenset({"toContain", "include", "includes", "contain", "contains"})
+#: Chai's properties that end an assertion: the value is that one (``.to.be.true``), or
+#: truthy (``.ok``).
+PROPERTIES = {"true": "true", "false": "false", "null": "null", "undefined": "undefined",
+              "NaN": "NaN"}
 
 
 def matcher_shape(method: str, args: list[Node]) -> JsStated | None:
@@ -212,21 +225,23 @@ def matcher_shape(method: str, args: list[Node]) -> JsStated | None:
     written into the expression as the test wrote it: one reading a name of the test's own
     keeps it from running)."""
     texts = [node_text(a) for a in args]
-    if method == "toHaveLength" and len(args) == 1:
+    if method in LENGTHS and len(args) == 1:
         return JsStated(expected=args[0], shape=("(", ").length"))
     if method in ("toBeTruthy", "toBeFalsy") and not args:
         return JsStated(named="true" if method == "toBeTruthy" else "false", shape=("!!(", ")"))
     if method == "toBeDefined" and not args:
         return JsStated(named="true", shape=("(", ") !== undefined"))
-    if method == "toContain" and len(args) == 1:
+    if method in INCLUDES and len(args) == 1:
         return JsStated(named="true", shape=("(", f").includes({texts[0]})"))
+    if method in ("closeTo", "approximately") and len(args) == 2:
+        return JsStated(named="true", shape=("Math.abs((", f") - ({texts[0]})) <= ({texts[1]})"))
     if method in COMPARISONS and len(args) == 1:
         return JsStated(named="true", shape=("(", f") {COMPARISONS[method]} ({texts[0]})"))
     if method == "toBeCloseTo" and len(args) in (1, 2):
         digits = texts[1] if len(args) == 2 else "2"
         return JsStated(named="true", shape=(
             "Math.abs((", f") - ({texts[0]})) < Math.pow(10, -({digits})) / 2"))
-    if method == "toMatch" and len(args) == 1:
+    if method in ("toMatch", "match", "matches") and len(args) == 1:
         pattern = texts[0] if args[0].type == "regex" else f"new RegExp({texts[0]})"
         return JsStated(named="true", shape=(f"({pattern}).test(", ")"))
     return None
@@ -308,7 +323,7 @@ def _asserts(statement: Node) -> bool:
     expr = statement.named_children[0] if (statement.type == "expression_statement"
                                            and statement.named_children) else None
     expr = _unwrapped(expr)
-    return (expr is not None and expr.type == "call_expression"
+    return (expr is not None and expr.type in ("call_expression", "member_expression")
             and _root_name(expr) in ("expect", *ASSERT_OBJECTS))
 
 
@@ -361,6 +376,27 @@ def held_results(root: Node) -> dict[Key, Held]:
     return out
 
 
+def _chai_property(node: Node, held: Held) -> Found | None:
+    """``expect(X).to.be.true`` (``false``, ``null``, ``undefined``, ``NaN``; ``ok``:
+    truthy), an expression statement of Chai's: what it says of ``X``."""
+    chain: list[str] = []
+    obj: Node | None = node
+    while obj is not None and obj.type == "member_expression":
+        prop = obj.child_by_field_name("property")
+        chain.append(node_text(prop) if prop is not None else "")
+        obj = obj.child_by_field_name("object")
+    last, words = (chain[0], chain[1:]) if chain else ("", [])
+    if obj is None or obj.type != "call_expression" or _callee(obj) != (None, "expect") \
+            or any(w not in CHAIN_WORDS for w in words) or len(_arguments(obj)) != 1:
+        return None
+    actual = _held(_arguments(obj)[0], held)
+    if actual is None or not (actual.type == "call_expression" or _calls_in(actual)):
+        return None
+    if last == "ok":
+        return actual, JsStated(named="true", shape=("!!(", ")"))
+    return (actual, JsStated(named=PROPERTIES[last])) if last in PROPERTIES else None
+
+
 def expectations(root: Node) -> dict[Key, JsStated]:
     """:func:`key` of a call -> what an assertion of the tree states that call gives, for
     every call an assertion states, directly or through a name that holds its result
@@ -372,10 +408,11 @@ def expectations(root: Node) -> dict[Key, JsStated]:
     while stack:
         node, held = stack.pop()
         held = holds.get(key(node), held) if node.is_named else held
-        if node.type == "call_expression":
-            found = _stated(node, held)
-            if found is not None:
-                out.setdefault(key(found[0]), found[1])
+        found = _stated(node, held) if node.type == "call_expression" else \
+            _chai_property(node.named_children[0], held) \
+            if node.type == "expression_statement" and node.named_children else None
+        if found is not None:
+            out.setdefault(key(found[0]), found[1])
         stack.extend((c, held) for c in reversed(node.children))
     return out
 
