@@ -221,7 +221,8 @@ def matcher_shape(method: str, args: list[Node]) -> JsStated | None:
     actual one: ``toHaveLength(2)`` its ``.length`` is 2, ``toBeTruthy()`` ``!!`` of it is
     ``true``, ``toContain(3)`` its ``.includes(3)``, ``toBeGreaterThan(1)`` ``> 1``,
     ``toBeCloseTo(0.3)`` within half of ``10 ** -2``, ``toMatch(/re/)`` the pattern's
-    ``test``, ``toBeDefined()`` ``!== undefined``; None for any other (an argument is
+    ``test`` (``toMatch('a')``: ``includes``, as Jest reads a string),
+    ``toBeDefined()`` ``!== undefined``; None for any other (an argument is
     written into the expression as the test wrote it: one reading a name of the test's own
     keeps it from running)."""
     texts = [node_text(a) for a in args]
@@ -241,9 +242,10 @@ def matcher_shape(method: str, args: list[Node]) -> JsStated | None:
         digits = texts[1] if len(args) == 2 else "2"
         return JsStated(named="true", shape=(
             "Math.abs((", f") - ({texts[0]})) < Math.pow(10, -({digits})) / 2"))
-    if method in ("toMatch", "match", "matches") and len(args) == 1:
-        pattern = texts[0] if args[0].type == "regex" else f"new RegExp({texts[0]})"
-        return JsStated(named="true", shape=(f"({pattern}).test(", ")"))
+    if method in ("toMatch", "match", "matches") and len(args) == 1:  # a string: a part
+        return JsStated(named="true", shape=(
+            f"((p, v) => (typeof p === 'string' ? v.includes(p) : p.test(v)))({texts[0]}, ",
+            ")"))
     return None
 
 
