@@ -151,3 +151,18 @@ def test_chai_s_properties_and_methods_say_what_jest_s_matchers_say() -> None:
         "f(4)": (("(", ").length"), Expectation(2)), "f(5)": (("(", ").includes('a')"), true),
         "f(6)": (("(", ") > (3)"), true),
         "f(7)": (("Math.abs((", ") - (1)) <= (0.1)"), true), "f(9)": (None, Expectation(False))}
+
+
+def test_an_inline_snapshot_that_reads_back_as_a_literal_is_the_expected_value() -> None:
+    """Jest's and Vitest's ``toMatchInlineSnapshot``: a string, ``null``, an array or a
+    plain object as Jest prints them (indented to the call, trailing commas); a class's
+    instance (``Foo {``) and a substitution say nothing."""
+    said = _said("test('x', () => {\n  expect(f(1)).toMatchInlineSnapshot(`\"a-b\"`);\n"
+                 "  expect(f(2)).toMatchInlineSnapshot(`\n    [\n      1,\n      \"two\",\n"
+                 "    ]\n  `);\n  expect(f(3)).toMatchInlineSnapshot(`\n    {\n      \"a\": 1,\n"
+                 "    }\n  `);\n  expect(f(4)).toMatchInlineSnapshot(`\n    Foo {\n"
+                 "      \"a\": 1,\n    }\n  `);\n  expect(f(5)).toMatchInlineSnapshot(`null`);\n"
+                 "  expect(f(6)).toMatchInlineSnapshot(`${x}`);\n});\n", "javascript")
+    assert said == {"f(1)": Expectation("a-b"), "f(2)": Expectation([1, "two"]),
+                    "f(3)": Expectation({"$": "object", "v": [["a", 1]]}),
+                    "f(5)": Expectation(None)}

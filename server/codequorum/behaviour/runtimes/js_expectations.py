@@ -21,7 +21,9 @@ Other matchers say something of an expression of the value, run whole
 ``toBeFalsy()`` (and ``assert(X)``, ``assert.ok(X)``) of ``!!X``, ``toContain``,
 ``toBeGreaterThan`` and kin, ``toBeCloseTo``, ``toMatch``, ``toBeDefined``, and Chai's
 names for them (``lengthOf``, ``include``, ``above``, ``closeTo``...) and its properties
-(``expect(X).to.be.true``, ``.null``, ``.ok``).
+(``expect(X).to.be.true``, ``.null``, ``.ok``). An inline snapshot
+(``toMatchInlineSnapshot(`"a-b"`)``) is the expected value where its text reads back as a
+literal (:func:`snapshot_value`).
 ``CALL`` may also be an expression wrapping a call (``[...range(3)]``, ``f(x).length``):
 what is stated is then said of that expression (``js_callers.py`` runs it whole).
 ``VALUE`` is a literal (``js_literals.py``), or a name a table-driven test's case binds
@@ -31,6 +33,7 @@ expected value.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -83,10 +86,14 @@ class JsStated:
     #: what the matcher says of the value through an expression of it (``toHaveLength``:
     #: its ``.length``; ``toBeTruthy``: ``!!`` of it): the text before and after it
     shape: tuple[str, str] | None = None
+    #: the value an inline snapshot shows, read already (in a 1-tuple: it may be ``null``)
+    shown: tuple[Any] | None = None
 
     def resolve(self, bound: Mapping[str, Any] | None = None) -> Expectation | None:
         """The expectation, the names of a table-driven case ``bound``; None when the
         expected value is not a literal."""
+        if self.shown is not None:
+            return Expectation(expected=self.shown[0])
         if self.named is not None:
             return Expectation(expected=literal_named(self.named))
         if self.expected is None:
@@ -196,8 +203,31 @@ def _from_expect(call: Node, method: str, obj: Node, held: Held) -> Found | None
         return None if args else (actual, JsStated(named=IS[method]))
     if len(args) == 1 and method in EQUALS:
         return actual, JsStated(expected=args[0])
+    if method == "toMatchInlineSnapshot" and len(args) == 1:
+        shown = snapshot_value(args[0])
+        return None if shown is None else (actual, JsStated(shown=shown))
     shaped = matcher_shape(method, args)
     return None if shaped is None else (actual, shaped)
+
+
+def snapshot_value(node: Node) -> tuple[Any] | None:
+    """The value an inline snapshot shows (``toMatchInlineSnapshot(`"a-b"`)``, its lines
+    indented to the call's), where its text reads back as a JavaScript literal: a string,
+    a number, ``null``, ``undefined``, arrays and plain objects as Jest prints them
+    (trailing commas); None for anything else (``Foo {``, ``Map {``, a substitution)."""
+    if node.type != "template_string":
+        return None
+    try:
+        text = literal(node)
+    except (NotLiteral, ValueError, RecursionError):
+        return None
+    expression = parse_expression("(" + textwrap.dedent(str(text)).strip() + "\n)")
+    if expression is None:
+        return None
+    try:
+        return (literal(expression),)
+    except (NotLiteral, ValueError, RecursionError):
+        return None
 
 
 #: Matchers that say a comparison of the value with their argument holds (Jest's and
