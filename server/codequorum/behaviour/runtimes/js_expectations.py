@@ -210,6 +210,10 @@ def _from_expect(call: Node, method: str, obj: Node, held: Held) -> Found | None
     return None if shaped is None else (actual, shaped)
 
 
+#: Characters of an inline snapshot read as a value, at most.
+MAX_SNAPSHOT_CHARS = 8192
+
+
 def snapshot_value(node: Node) -> tuple[Any] | None:
     """The value an inline snapshot shows (``toMatchInlineSnapshot(`"a-b"`)``, its lines
     indented to the call's), where its text reads back as a JavaScript literal: a string,
@@ -220,6 +224,8 @@ def snapshot_value(node: Node) -> tuple[Any] | None:
     try:
         text = literal(node)
     except (NotLiteral, ValueError, RecursionError):
+        return None
+    if len(str(text)) > MAX_SNAPSHOT_CHARS:
         return None
     expression = parse_expression("(" + textwrap.dedent(str(text)).strip() + "\n)")
     if expression is None:
