@@ -131,3 +131,12 @@ def test_what_an_assertion_says_is_true_or_false_is_read_as_a_truth() -> None:
     assert sorted(said) == sorted([("f(1)", True), ("f(2)", False), ("f(3) > 0", True),
                                    ("f(5)", True), ("f(6)", False), ("7 in f(7)", True),
                                    ("f(8) < 9", True)])
+
+
+def test_an_inline_snapshot_s_value_is_the_expected_value() -> None:
+    """``inline-snapshot``: ``assert f(1) == snapshot("a-b")`` expects ``"a-b"``; an empty
+    ``snapshot()`` (not yet filled in) says nothing."""
+    tree = ast.parse("assert f(1) == snapshot('a-b')\nassert f(2) == snapshot()\n")
+    said = {ast.unparse(next(n for n in ast.walk(tree) if id(n) == k)): v.resolve()
+            for k, v in expectations(tree).items()}
+    assert said == {"f(1)": Expectation("a-b")}

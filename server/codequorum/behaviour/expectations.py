@@ -11,7 +11,8 @@ f(-1)`` that ``f(-1)`` raises. The forms read:
   ``assertListEqual``, ``assertDictEqual``, ``assertTupleEqual``, ``assertSetEqual``,
   ``assertIs`` with ``None``/``True``/``False``), ``self.assertIsNone(CALL)``;
 - ``with pytest.raises(E):`` or ``with self.assertRaises(E):`` around one statement that is
-  the call (``E`` by its last name; a tuple of classes is any exception).
+  the call (``E`` by its last name; a tuple of classes is any exception);
+- ``inline-snapshot``'s ``assert CALL == snapshot(VALUE)``: ``VALUE``.
 
 ``VALUE`` is a literal (:func:`literal`: also ``math.inf``, ``float('nan')``); anything
 else says nothing, and the call stays an input without an expected value. What an
@@ -189,10 +190,20 @@ def _stated(call: ast.expr, other: ast.expr, identity: bool = False, held: Held 
     not (but for a float special, ``float('nan')``)."""
     if held and isinstance(call, ast.Name) and call.id in held:
         call = held[call.id]
+    other = _snapshot(other)
     if not isinstance(call, ast.Call) or (isinstance(other, ast.Call)
                                           and _special(other) is None):
         return None
     return call, Stated(expected=other, identity=identity)
+
+
+def _snapshot(node: ast.expr) -> ast.expr:
+    """The value an ``inline-snapshot`` shows, ``snapshot("a-b")`` (its one argument),
+    else ``node``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id == "snapshot" and len(node.args) == 1 and not node.keywords:
+        return node.args[0]
+    return node
 
 
 def _either(a: ast.expr, b: ast.expr, identity: bool = False, held: Held | None = None
