@@ -578,3 +578,30 @@ def test_matchers_other_than_equality_grade_through_what_they_say(
                       ('!!(isEmail("@b.co"))', [True, False]),
                       ('!!(isEmail("a b@c.de"))', [True, False])]
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.4]
+
+
+PARSE = ("export function parse(s) {\n  const [k, v] = s.split('=');\n"
+         "  return { key: k, value: v, parts: [k, v] };\n}\n")
+
+
+def test_to_match_object_grades_the_keys_it_names(node_sandboxed: object,
+                                                  tmp_path: Path) -> None:
+    """``expect(parse('a=1')).toMatchObject({ key: 'a', parts: ['a', '1'] })``: every key
+    named holds an equal value (arrays item by item); a version that swaps key and value
+    fails, one that adds a key passes, as Jest would have it."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "parse.js").write_text(PARSE)
+    (tmp_path / "parse.test.js").write_text(
+        "import { parse } from './parse.js';\ntest('p', () => {\n"
+        "  expect(parse('a=1')).toMatchObject({ key: 'a', parts: ['a', '1'] });\n});\n")
+    context = js_module_view(PARSE, tmp_path / "parse.js", tmp_path).context("parse")
+    swapped = PARSE.replace("{ key: k, value: v, parts: [k, v] }",
+                            "{ key: v, value: k, parts: [v, k] }")
+    more = PARSE.replace("parts: [k, v] }", "parts: [k, v], extra: true }")
+    vs = VersionSet.from_codes("t", [PARSE, swapped, more], language="javascript",
+                               entry_point="parse")
+    vs.module = context
+    report = run_dynamic(vs, DynamicOptions(hypothesis_examples=0, scaling=False))
+    labels = [i["label"] for i in report.inputs]
+    assert labels == ['parse("a=1")', "parse(\"a=1\") matching { key: 'a', parts: ['a', '1'] }"]
+    assert [row[1] for row in report.passes] == [True, False, True]

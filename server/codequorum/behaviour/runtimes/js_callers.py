@@ -293,10 +293,11 @@ def _wrapper(call: Node, stated: dict[Key, JsStated], calls: list[Node]
 
 def _wrapped(wrapper: tuple[Node, JsStated], call: Node, args: tuple[Any, ...],
              bound: Case, language: str) -> tuple[str, str, Expectation] | None:
-    """The text of the wrapping expression with the call written with its literal
-    ``args`` (a table's row, a name the test holds a literal in: read already), the
-    source of a function of no parameter returning it, and what the assertion states of
-    it (a matcher's shape around it); None where it does not parse or says nothing."""
+    """The label of the wrapping expression with the call written with its literal
+    ``args`` (a table's row, a name the test holds a literal in: read already; a matcher's
+    shape around it, or its words where the shape's code is no reading matter), the source
+    of a function of no parameter returning it, and what the assertion states of it; None
+    where it does not parse or says nothing."""
     node, stated = wrapper
     callee = call.child_by_field_name("function")
     if callee is None or callee.type != "identifier":
@@ -304,12 +305,13 @@ def _wrapped(wrapper: tuple[Node, JsStated], call: Node, args: tuple[Any, ...],
     data = node.text or b""
     start, end = call.start_byte - node.start_byte, call.end_byte - node.start_byte
     written = show_call(node_text(callee), args).encode("utf-8")
-    text = (data[:start] + written + data[end:]).decode("utf-8", "replace")
-    if stated.shape is not None:
-        text = stated.shape[0] + text + stated.shape[1]
+    inner = (data[:start] + written + data[end:]).decode("utf-8", "replace")
+    text = stated.shape[0] + inner + stated.shape[1] if stated.shape is not None else inner
+    label = stated.said_as[0] + inner + stated.said_as[1] if stated.said_as is not None \
+        else text
     said = stated.resolve(bound)
     source = js_example_code.example_source(text, [], language)
-    return None if source is None or said is None else (text, source, said)
+    return None if source is None or said is None else (label, source, said)
 
 
 def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[JsCall]:

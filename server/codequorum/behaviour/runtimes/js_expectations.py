@@ -88,6 +88,9 @@ class JsStated:
     shape: tuple[str, str] | None = None
     #: the value an inline snapshot shows, read already (in a 1-tuple: it may be ``null``)
     shown: tuple[Any] | None = None
+    #: how the expression of a ``shape`` is named where its code is no reading matter
+    #: (``parse("a=1") matching {...}``): the text before and after the value's
+    said_as: tuple[str, str] | None = None
 
     def resolve(self, bound: Mapping[str, Any] | None = None) -> Expectation | None:
         """The expectation, the names of a table-driven case ``bound``; None when the
@@ -236,6 +239,15 @@ def snapshot_value(node: Node) -> tuple[Any] | None:
         return None
 
 
+#: ``toMatchObject``'s test, as Jest reads it: every key of the expected object (deeply)
+#: holds an equal value in the actual one; arrays match item by item, of one length.
+SUBSET = ("(e, v) => { const m = (a, b) => { if (b === null || typeof b !== 'object') "
+          "return Object.is(a, b); if (a === null || typeof a !== 'object') return false; "
+          "if (Array.isArray(b)) return Array.isArray(a) && a.length === b.length "
+          "&& b.every((x, i) => m(a[i], x)); return Object.keys(b).every((k) => k in a "
+          "&& m(a[k], b[k])); }; return m(v, e); }")
+
+
 #: Matchers that say a comparison of the value with their argument holds (Jest's and
 #: Chai's names).
 COMPARISONS = {"toBeGreaterThan": ">", "toBeGreaterThanOrEqual": ">=", "toBeLessThan": "<",
@@ -257,7 +269,8 @@ def matcher_shape(method: str, args: list[Node]) -> JsStated | None:
     actual one: ``toHaveLength(2)`` its ``.length`` is 2, ``toBeTruthy()`` ``!!`` of it is
     ``true``, ``toContain(3)`` its ``.includes(3)``, ``toBeGreaterThan(1)`` ``> 1``,
     ``toBeCloseTo(0.3)`` within half of ``10 ** -2``, ``toMatch(/re/)`` the pattern's
-    ``test`` (``toMatch('a')``: ``includes``, as Jest reads a string),
+    ``test`` (``toMatch('a')``: ``includes``, as Jest reads a string), ``toMatchObject``
+    every key it names (:data:`SUBSET`),
     ``toBeDefined()`` ``!== undefined``; None for any other (an argument is
     written into the expression as the test wrote it: one reading a name of the test's own
     keeps it from running)."""
@@ -271,17 +284,22 @@ def matcher_shape(method: str, args: list[Node]) -> JsStated | None:
     if method in INCLUDES and len(args) == 1:
         return JsStated(named="true", shape=("(", f").includes({texts[0]})"))
     if method in ("closeTo", "approximately") and len(args) == 2:
-        return JsStated(named="true", shape=("Math.abs((", f") - ({texts[0]})) <= ({texts[1]})"))
+        return JsStated(named="true", shape=("Math.abs((", f") - ({texts[0]})) <= ({texts[1]})"),
+                        said_as=("", f" close to {texts[0]}"))
     if method in COMPARISONS and len(args) == 1:
         return JsStated(named="true", shape=("(", f") {COMPARISONS[method]} ({texts[0]})"))
     if method == "toBeCloseTo" and len(args) in (1, 2):
         digits = texts[1] if len(args) == 2 else "2"
         return JsStated(named="true", shape=(
-            "Math.abs((", f") - ({texts[0]})) < Math.pow(10, -({digits})) / 2"))
+            "Math.abs((", f") - ({texts[0]})) < Math.pow(10, -({digits})) / 2"),
+            said_as=("", f" close to {texts[0]}"))
+    if method == "toMatchObject" and len(args) == 1:
+        return JsStated(named="true", shape=(f"({SUBSET})({texts[0]}, ", ")"),
+                        said_as=("", f" matching {' '.join(texts[0].split())}"))
     if method in ("toMatch", "match", "matches") and len(args) == 1:  # a string: a part
         return JsStated(named="true", shape=(
             f"((p, v) => (typeof p === 'string' ? v.includes(p) : p.test(v)))({texts[0]}, ",
-            ")"))
+            ")"), said_as=("", f" matching {texts[0]}"))
     return None
 
 
