@@ -288,12 +288,12 @@ def _written(value: Any) -> ast.expr:
     read back as it (``nan``, an object)."""
     text = repr(value)
     try:
-        same = ast.literal_eval(text) == value
+        same = pyast.literal_eval(text) == value
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         same = False
     if not same:
         raise ValueError(text)
-    return ast.parse(text, mode="eval").body
+    return pyast.parse(text, mode="eval").body
 
 
 def _bare_calls(tree: ast.Module, name: str) -> set[int]:
