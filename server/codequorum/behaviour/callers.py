@@ -75,8 +75,9 @@ class FoundCall:
     in_test: bool
     where: str = ""
     expectation: Expectation | None = None
-    #: where the assertion states what a call wrapping this one gives (``list(f(3))``,
-    #: ``len(f(x))``): that expression's source, run whole as a doctest example is
+    #: where the assertion states what an expression holding this call gives
+    #: (``list(f(3))``, ``len(f(x))``, ``bool(is_valid(s))``): its source, run whole as a
+    #: doctest example is
     wrapped: str | None = None
 
 
@@ -259,6 +260,8 @@ def _wrappers(tree: ast.Module, name: str, plain: set[int]) -> dict[int, Wrapper
 
 
 def _said_of(wrapper: Wrapper, bound: Case) -> Expectation | None:
+    """What the assertion says the wrapping expression gives (``True``/``False`` where it
+    says it true or false), a parametrized case ``bound``; None where it says no value."""
     said = wrapper[1]
     return Expectation(expected=said) if isinstance(said, bool) else said.resolve(bound)
 

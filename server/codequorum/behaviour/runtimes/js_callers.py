@@ -64,8 +64,9 @@ class JsCall:
     receiver: tuple[Any, ...] | None = None
     expectation: Expectation | None = None
     #: where the assertion states what an expression wrapping the call gives
-    #: (``[...range(3)]``, ``f(x).length``): that expression's text, and the source of a
-    #: function of no parameter returning it (``js_example_code.example_source``)
+    #: (``[...range(3)]``, ``f(x).length``, a matcher's ``!!(f(x))``): that expression's
+    #: label, and the source of a function of no parameter returning it
+    #: (``js_example_code.example_source``)
     wrapped: tuple[str, str] | None = None
 
 
