@@ -326,3 +326,20 @@ def test_an_assertion_that_a_call_is_true_or_false_grades_it_through_bool(
                       ("bool(is_email('x@y.org') > 0)", [True, True]),
                       ("bool(is_email('a@b'))", [True, False]),
                       ("bool(is_email('@b.co'))", [True, False])]
+
+
+def test_a_helper_of_the_test_file_called_with_literals_grades_each_call() -> None:
+    """``def check(x, want): assert f(x) == want`` then ``check(1, 2)``, and a method
+    ``self.check_pair(...)`` of a unittest class: each call binds the helper's parameters,
+    a graded call of the function; a call giving a name no literal holds gives none."""
+    tests = ("import unittest\nfrom app import f\n\n\ndef check(x, want):\n"
+             "    assert f(x) == want\n\n\ndef test_f():\n    check(1, 2)\n    check(5, want=10)\n"
+             "    check(other, 3)\n\n\nclass T(unittest.TestCase):\n"
+             "    def check_pair(self, x, want):\n        self.assertEqual(f(x), want)\n\n"
+             "    def test_g(self):\n        self.check_pair(7, 14)\n")
+    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
+                            files=(("app.py", "def f(x):\n    return 2 * x\n"),), roots=("",),
+                            callers=(("tests/test_app.py", tests),))
+    calls = literal_calls(context, "f")
+    assert [(c.args, c.expectation.expected if c.expectation else None) for c in calls] == [
+        ((1,), 2), ((5,), 10), ((7,), 14)]

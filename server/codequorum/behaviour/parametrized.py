@@ -14,7 +14,9 @@ loop (a name its scope assigns twice names none), ``pytest.param(...)`` among
 them (one marked ``xfail`` or ``skip`` is left out: it does not hold); stacked decorators,
 and a class's decorators over its methods, multiply. A value that is not a literal leaves
 its name unbound in that case (a call using it is then not read). ``indirect``
-parametrization (fixtures) is not read. At most :data:`MAX_CASES` cases a test.
+parametrization (fixtures) is not read. At most :data:`MAX_CASES` cases a test. A helper
+of the file called with literals (``def check(text, want): ...`` then ``check('a b',
+'a-b')``) binds its parameters per call, as a case does (:func:`helper_cases`).
 """
 
 from __future__ import annotations
@@ -212,14 +214,49 @@ def _combined(outer: list[Case], inner: list[Case]) -> list[Case]:
     return [{**a, **b} for a, b in pairs]
 
 
+def helper_cases(tree: ast.Module) -> dict[str, list[Case]]:
+    """The file's helpers that are not tests (``def check(text, want): assert slug(text)
+    == want``, a method ``self.check(...)`` too) called in it with literal arguments
+    (``check('a b', 'a-b')``): by name, per call its parameters bound to the call's
+    values (one given no literal stays unbound in that case); at most :data:`MAX_CASES`
+    calls a helper."""
+    helpers = {n.name: n for n in ast.walk(tree)
+               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and not n.name.startswith("test") and not n.decorator_list}
+    out: dict[str, list[Case]] = {}
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)] if helpers else []
+    for node in calls:
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and func.value.id == "self") else None
+        if name is None or name not in helpers or len(out.get(name, ())) >= MAX_CASES:
+            continue
+        fn = helpers[name]
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)
+                  if a.arg not in ("self", "cls")]
+        case: Case = {}
+        for param, value in [*zip(params, node.args, strict=False),
+                             *((k.arg, k.value) for k in node.keywords if k.arg is not None)]:
+            ok, read = literal(value)
+            if ok:
+                case[param] = read
+        out.setdefault(name, []).append(case)
+    return out
+
+
 def case_bindings(tree: ast.Module) -> dict[int, list[Case]]:
     """``id(node)`` -> the cases its innermost parametrized test or table loop binds, for
-    every node inside one (class decorators multiplying its methods', a loop its test's)."""
+    every node inside one (class decorators multiplying its methods', a loop its test's,
+    the calls of a helper with literals its body's)."""
     module = module_tables(tree)
+    helpers = helper_cases(tree)
     out: dict[int, list[Case]] = {}
     stack: list[tuple[ast.AST, list[Case], Tables]] = [(tree, [{}], module)]
     while stack:
         node, cases, tables = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in helpers:
+            cases = _combined(cases, helpers[node.name])
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             cases = _combined(cases, decorated_cases(node.decorator_list, module))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -236,5 +273,5 @@ def case_bindings(tree: ast.Module) -> dict[int, list[Case]]:
     return out
 
 
-__all__ = ["MAX_CASES", "case_bindings", "decorated_cases", "module_tables", "parametrized_names",
-           "scope_tables"]
+__all__ = ["MAX_CASES", "case_bindings", "decorated_cases", "helper_cases", "module_tables",
+           "parametrized_names", "scope_tables"]

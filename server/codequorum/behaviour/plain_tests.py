@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from codequorum.behaviour.parametrized import parametrized_names
+from codequorum.behaviour.parametrized import helper_cases, parametrized_names
 
 #: Calls that change nothing a function gives: builtins that make values (a dict's views
 #: among them: a table's ``.items()``), and pytest's and unittest's assertion helpers
@@ -111,8 +111,10 @@ def plain_calls(tree: ast.Module, name: str) -> set[int]:
     module = _Reader(name)
     module.statements(tree.body)
     plain = set(module.plain)
+    helped = {name: {k for case in cases for k in case}
+              for name, cases in helper_cases(tree).items()}
     for fn, bound, set_up in _tests(tree):
-        if set_up or _takes_fixtures(fn, bound):
+        if set_up or _takes_fixtures(fn, bound | helped.get(fn.name, set())):
             continue
         reader = _Reader(name)
         reader.statements(fn.body)

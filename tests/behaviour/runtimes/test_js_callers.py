@@ -605,3 +605,23 @@ def test_to_match_object_grades_the_keys_it_names(node_sandboxed: object,
     labels = [i["label"] for i in report.inputs]
     assert labels == ['parse("a=1")', "parse(\"a=1\") matching { key: 'a', parts: ['a', '1'] }"]
     assert [row[1] for row in report.passes] == [True, False, True]
+
+
+def test_a_helper_of_the_test_file_called_with_literals_gives_a_call_per_call(
+        tmp_path: Path) -> None:
+    """``function check(input, want) { expect(slug(input)).toBe(want); }`` then
+    ``check('Foo Bar', 'foo-bar')``: each call of the helper binds its parameters, a graded
+    call of the function; an arrow helper's too; a call giving a name no literal holds is
+    left out."""
+    path = _package(tmp_path)
+    (tmp_path / "helper.test.js").write_text(
+        "import slug from './index.js';\n\nfunction check(input, want) {\n"
+        "  expect(slug(input)).toBe(want);\n}\nconst ok = (s) => expect(slug(s)).toBeTruthy();\n"
+        "test('x', () => {\n  check('A_b', 'a-b');\n  check('-', '');\n  check(name, 'x');\n"
+        "  ok('Q r');\n});\n")
+    context = js_module_view(INDEX, path, tmp_path).context("slug")
+    said = [(c.args, c.wrapped[0] if c.wrapped else None,
+             c.expectation.expected if c.expectation else None)
+            for c in literal_calls(context, "slug") if c.where.startswith("helper.test")]
+    assert said == [(("A_b",), None, "a-b"), (("-",), None, ""), (("Q r",), None, None),
+                    (("Q r",), '!!(slug("Q r"))', True)]

@@ -9,7 +9,9 @@ over an object's keys, ``for (const input in tests) expect(f(input)).toBe(tests[
 
 Read: Jest's and Vitest's ``test.each``, ``it.each``, ``describe.each`` (``.only``/``.skip``
 before ``each`` too: ``.skip`` is left out, it does not hold), ``for``-``of`` and
-``forEach``, over an array written there or named by a ``const CASES = [...]`` of the file
+``forEach``, over an array written there or named by a ``const CASES = [...]`` of the file, and a
+helper of the test file called with literals (``function check(input, want) { expect(
+f(input)).toBe(want); }`` then ``check('a b', 'a-b')``: each call a row)
 (at its top level or inside a ``describe``: the declaration nearest around the test), and
 ``for``-``in`` over an object so named: each key binds the loop's name, and the object's
 name binds the object (``tests[input]``, ``t.output``: what a row holds is read there).
@@ -275,13 +277,71 @@ def _for_in_cases(left: Node, right: Node, body: Node,
     return body, [{node_text(left): k, node_text(right): whole} for k in keys]
 
 
+def _helpers(root: Node) -> dict[str, Node]:
+    """The test file's own functions, by name: ``function check(input, want) {...}``,
+    ``const check = (input, want) => ...`` (at any depth; the last of a name wins)."""
+    out: dict[str, Node] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        name, fn = None, None
+        if node.type == "function_declaration":
+            name, fn = node.child_by_field_name("name"), node
+        elif node.type == "variable_declarator":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in _FUNCTIONS:
+                name, fn = node.child_by_field_name("name"), value
+        if name is not None and fn is not None and name.type == "identifier":
+            out[node_text(name)] = fn
+    return out
+
+
+def _helper_cases(root: Node) -> list[tuple[Node, list[Case]]]:
+    """A helper of the test file called with literal arguments (``check('a b', 'a-b')``):
+    its body, and per call its parameters bound to the call's values (a parameter given no
+    literal stays unbound in that row); at most :data:`MAX_CASES` calls a helper."""
+    helpers = _helpers(root)
+    if not helpers:
+        return []
+    rows: dict[str, list[Case]] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.children))
+        callee = node.child_by_field_name("function") if node.type == "call_expression" \
+            else None
+        name = node_text(callee) if callee is not None and callee.type == "identifier" else ""
+        args = node.child_by_field_name("arguments")
+        if name not in helpers or args is None or len(rows.get(name, ())) >= MAX_CASES:
+            continue
+        found = _parameters(helpers[name])
+        if found is None or found[1] != "spread":
+            continue
+        values = [a for a in args.named_children if a.type != "comment"]
+        case: Case = {}
+        for param, value in zip(found[0], values, strict=False):
+            try:
+                case[param] = literal(value)
+            except (NotLiteral, ValueError, RecursionError):
+                continue
+        rows.setdefault(name, []).append(case)
+    out = []
+    for name, cases in rows.items():
+        body = helpers[name].child_by_field_name("body")
+        if body is not None:
+            out.append((body, cases))
+    return out
+
+
 def case_bindings(root: Node) -> dict[Key, list[Case]]:
     """``js_expectations.key`` of each call inside a table-driven test's callback, a
     ``forEach`` over a table or a ``for``-``of`` loop's body -> the rows it runs with (the
     innermost table's)."""
     tables = module_tables(root)
     out: dict[Key, list[Case]] = {}
-    scoped: dict[tuple[Key, str], list[Case]] = {}
+    scoped: dict[tuple[Key, str], list[Case]] = {
+        (key(body), body.type): cases for body, cases in _helper_cases(root)}
     stack: list[tuple[Node, list[Case] | None]] = [(root, None)]
     while stack:
         node, cases = stack.pop()
