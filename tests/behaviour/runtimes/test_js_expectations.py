@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from codequorum.behaviour.expectations import Expectation
-from codequorum.behaviour.runtimes.js_expectations import expectations, key
+from codequorum.behaviour.runtimes.js_expectations import JsStated, expectations, key
 from codequorum.behaviour.runtimes.js_literals import node_text
 from codequorum.core.parsing import parse
 
 
-def _said(source: str, grammar: str = "typescript") -> dict[str, Expectation]:
+def _stated(source: str, grammar: str = "typescript") -> dict[str, JsStated]:
+    """What the assertions of ``source`` state, by the text of the call they state it of."""
     root = parse(source, grammar).root_node
     calls: dict[tuple[int, int], str] = {}
     stack = [root]
@@ -17,8 +18,16 @@ def _said(source: str, grammar: str = "typescript") -> dict[str, Expectation]:
         if node.type == "call_expression":
             calls[key(node)] = node_text(node)
         stack.extend(node.children)
-    resolved = {calls[k]: v.resolve() for k, v in expectations(root).items()}
+    return {calls[k]: v for k, v in expectations(root).items()}
+
+
+def _said(source: str, grammar: str = "typescript") -> dict[str, Expectation]:
+    resolved = {k: v.resolve() for k, v in _stated(source, grammar).items()}
     return {k: v for k, v in resolved.items() if v is not None}
+
+
+def _shaped(source: str) -> dict[str, tuple[tuple[str, str] | None, Expectation | None]]:
+    return {k: (v.shape, v.resolve()) for k, v in _stated(source, "javascript").items()}
 
 
 def test_jest_equalities_give_expected_values() -> None:
@@ -57,15 +66,7 @@ def test_other_matchers_say_their_value_through_an_expression_of_it() -> None:
               "expect(f(5)).toBeGreaterThan(1);\nexpect(f(6)).toBeCloseTo(0.3, 5);\n"
               "expect(f(7)).toMatch(/^a+$/);\nexpect(f(8)).toMatch('b');\n"
               "expect(f(9)).toBeDefined();\nassert.ok(f(10));\nassert(f(11));\n")
-    root = parse(source, "javascript").root_node
-    calls: dict[tuple[int, int], str] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "call_expression":
-            calls[key(node)] = node_text(node)
-        stack.extend(node.children)
-    shaped = {calls[k]: (v.shape, v.resolve()) for k, v in expectations(root).items()}
+    shaped = _shaped(source)
     true = Expectation(True)
     assert shaped == {
         "f(1)": (("(", ").length"), Expectation(2)), "f(2)": (("!!(", ")"), true),
@@ -136,15 +137,7 @@ def test_chai_s_properties_and_methods_say_what_jest_s_matchers_say() -> None:
               "expect(f(6)).to.be.above(3);\nexpect(f(7)).to.be.closeTo(1, 0.1);\n"
               "expect(f(8)).to.not.be.true;\n"
               "test('x', () => {\n  const r = f(9);\n  expect(r).to.be.false;\n});\n")
-    root = parse(source, "javascript").root_node
-    calls: dict[tuple[int, int], str] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "call_expression":
-            calls[key(node)] = node_text(node)
-        stack.extend(node.children)
-    said = {calls[k]: (v.shape, v.resolve()) for k, v in expectations(root).items()}
+    said = _shaped(source)
     true = Expectation(True)
     assert said == {
         "f(1)": (None, true), "f(2)": (None, Expectation(None)), "f(3)": (("!!(", ")"), true),
