@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from codequorum.behaviour.callers import is_test_file, literal_calls
 from codequorum.behaviour.expectations import Expectation
@@ -239,6 +240,29 @@ def test_a_row_unpacked_into_the_call_gives_its_items_as_arguments() -> None:
     assert [c.wrapped for c in calls if c.wrapped] == ["bool(f(1, 2))", "bool(f(3, 1))"]
 
 
+def _in_workspace(tmp_path: Path, module: str, code: str, test: str,
+                  name: str) -> ModuleContext:
+    """The context of ``name`` in ``module`` (``code``) of a workspace whose
+    ``tests/test_<module>`` holds ``test``."""
+    from codequorum.ingest.module_view import module_context
+
+    ws = tmp_path / "ws"
+    (ws / "tests").mkdir(parents=True)
+    (ws / f"{module}.py").write_text(code)
+    (ws / "tests" / f"test_{module}.py").write_text(test)
+    return module_context(code, ws / f"{module}.py", ws, name)
+
+
+def _ran(context: ModuleContext, codes: list[str], name: str) -> Any:
+    """The versions ``codes`` of ``name`` run in ``context`` on the calls found there."""
+    from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+    from codequorum.core.model import VersionSet
+
+    version_set = VersionSet.from_codes(name, codes, entry_point=name)
+    version_set.module = context
+    return run_dynamic(version_set, DynamicOptions(jobs=2, scaling=False, use_hypothesis=False))
+
+
 CHUNKS = "def chunks(xs, n):\n    for i in range(0, len(xs), n):\n        yield xs[i:i + n]\n"
 
 
@@ -249,19 +273,11 @@ def test_an_assertion_on_a_call_wrapping_the_function_s_runs_whole_and_grades(
     asserted value's ``repr``, beside the bare call; the version dropping the last chunk
     fails the first, the one returning a list passes as the test would; a set's or a
     two-key dict's value runs unchecked (another order shows another text)."""
-    from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
-    from codequorum.core.model import VersionSet
-    from codequorum.ingest.module_view import module_context
-
-    ws = tmp_path / "ws"
-    (ws / "tests").mkdir(parents=True)
-    (ws / "util.py").write_text(CHUNKS)
-    (ws / "tests" / "test_util.py").write_text(
-        "from util import chunks\n\n\ndef test_chunks():\n"
-        "    assert list(chunks([1, 2, 3], 2)) == [[1, 2], [3]]\n"
-        "    assert len(list(chunks([1, 2, 3, 4], 2))) == 2\n"
-        "    assert set(map(len, chunks([1], 1))) == {1}\n")
-    context = module_context(CHUNKS, ws / "util.py", ws, "chunks")
+    context = _in_workspace(tmp_path, "util", CHUNKS,
+                            "from util import chunks\n\n\ndef test_chunks():\n"
+                            "    assert list(chunks([1, 2, 3], 2)) == [[1, 2], [3]]\n"
+                            "    assert len(list(chunks([1, 2, 3, 4], 2))) == 2\n"
+                            "    assert set(map(len, chunks([1], 1))) == {1}\n", "chunks")
     found = [(c.args, c.wrapped, c.expectation.expected if c.expectation else None)
              for c in literal_calls(context, "chunks")]
     assert found == [(([1, 2, 3], 2), None, None),
@@ -271,11 +287,7 @@ def test_an_assertion_on_a_call_wrapping_the_function_s_runs_whole_and_grades(
                      (([1], 1), None, None), (([1], 1), "set(map(len, chunks([1], 1)))", {1})]
     short = CHUNKS.replace("len(xs), n", "len(xs) - 1, n")
     listed = "def chunks(xs, n):\n    return [xs[i:i + n] for i in range(0, len(xs), n)]\n"
-    version_set = VersionSet.from_codes("chunks", [CHUNKS, short, listed],
-                                        entry_point="chunks")
-    version_set.module = context
-    dynamic = run_dynamic(version_set, DynamicOptions(jobs=2, scaling=False,
-                                                      use_hypothesis=False))
+    dynamic = _ran(context, [CHUNKS, short, listed], "chunks")
     labels = [i["label"] for i in dynamic.inputs]
     assert labels == ["chunks([1, 2, 3], 2)", "list(chunks([1, 2, 3], 2))",
                       "chunks([1, 2, 3, 4], 2)", "len(list(chunks([1, 2, 3, 4], 2)))",
@@ -296,19 +308,12 @@ def test_an_assertion_that_a_call_is_true_or_false_grades_it_through_bool(
     case (the case's value written in), ``self.assertIn('@', ...)``-style comparisons:
     each runs as ``bool(...)`` of the expression, graded ``True`` or ``False``; the
     version that only looks for ``@`` fails the cases it lets through."""
-    from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
-    from codequorum.core.model import VersionSet
-    from codequorum.ingest.module_view import module_context
-
-    ws = tmp_path / "ws"
-    (ws / "tests").mkdir(parents=True)
-    (ws / "mail.py").write_text(IS_EMAIL)
-    (ws / "tests" / "test_mail.py").write_text(
+    context = _in_workspace(
+        tmp_path, "mail", IS_EMAIL,
         "import pytest\nfrom mail import is_email\n\n\ndef test_yes():\n"
         "    assert is_email('a@b.co')\n    assert is_email('x@y.org') > 0\n\n\n"
         "@pytest.mark.parametrize('s', ['a@b', '@b.co'])\ndef test_no(s):\n"
-        "    assert not is_email(s)\n")
-    context = module_context(IS_EMAIL, ws / "mail.py", ws, "is_email")
+        "    assert not is_email(s)\n", "is_email")
     found = [(c.args, c.wrapped, c.expectation.expected if c.expectation else None)
              for c in literal_calls(context, "is_email") if c.wrapped]
     assert found == [(("a@b.co",), "bool(is_email('a@b.co'))", True),
@@ -316,10 +321,7 @@ def test_an_assertion_that_a_call_is_true_or_false_grades_it_through_bool(
                      (("a@b",), "bool(is_email('a@b'))", False),
                      (("@b.co",), "bool(is_email('@b.co'))", False)]
     loose = "def is_email(s):\n    return '@' in s\n"
-    version_set = VersionSet.from_codes("is_email", [IS_EMAIL, loose], entry_point="is_email")
-    version_set.module = context
-    dynamic = run_dynamic(version_set, DynamicOptions(jobs=2, scaling=False,
-                                                      use_hypothesis=False))
+    dynamic = _ran(context, [IS_EMAIL, loose], "is_email")
     graded = [(i["label"], [row[k] for row in dynamic.passes])
               for k, i in enumerate(dynamic.inputs) if i["label"].startswith("bool(")]
     assert graded == [("bool(is_email('a@b.co'))", [True, True]),
