@@ -345,3 +345,24 @@ def test_a_helper_of_the_test_file_called_with_literals_grades_each_call() -> No
     calls = literal_calls(context, "f")
     assert [(c.args, c.expectation.expected if c.expectation else None) for c in calls] == [
         ((1,), 2), ((5,), 10), ((7,), 14)]
+
+
+MEAN = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+
+
+def test_an_approx_assertion_grades_the_call_without_pytest(tmp_path: Path) -> None:
+    """``assert mean([0.1, 0.2]) == pytest.approx(0.15)``: the comparison it makes runs in
+    the module (no pytest there), graded ``True``; the version that halves the sum of the
+    first two items only fails the longer case."""
+    context = _in_workspace(
+        tmp_path, "stats", MEAN,
+        "import pytest\nfrom stats import mean\n\n\ndef test_mean():\n"
+        "    assert mean([0.1, 0.2]) == pytest.approx(0.15)\n"
+        "    assert mean([1, 2, 6]) == pytest.approx(3)\n", "mean")
+    pair = "def mean(xs):\n    return (xs[0] + xs[1]) / 2\n"
+    dynamic = _ran(context, [MEAN, pair], "mean")
+    graded = [(i["label"], [row[k] for row in dynamic.passes])
+              for k, i in enumerate(dynamic.inputs) if i["label"].startswith("bool(")]
+    assert graded == [
+        ("bool(abs(mean([0.1, 0.2]) - 0.15) <= max(1e-06 * abs(0.15), 1e-12))", [True, True]),
+        ("bool(abs(mean([1, 2, 6]) - 3) <= max(1e-06 * abs(3), 1e-12))", [True, False])]

@@ -140,3 +140,21 @@ def test_an_inline_snapshot_s_value_is_the_expected_value() -> None:
     said = {ast.unparse(next(n for n in ast.walk(tree) if id(n) == k)): v.resolve()
             for k, v in expectations(tree).items()}
     assert said == {"f(1)": Expectation("a-b")}
+
+
+def test_approx_and_almost_equal_are_read_as_the_comparisons_they_make() -> None:
+    """``X == pytest.approx(v)`` (``rel=``/``abs=``, either side) and unittest's
+    ``assertAlmostEqual`` (``places=``) become comparisons that run without pytest;
+    ``approx`` of a sequence or of a value that is not a finite number stays as written."""
+    tree = ast.parse("assert f(1) == pytest.approx(0.3)\n"
+                     "assert approx(2.5, rel=0.01) == f(2)\n"
+                     "assert f(3) == pytest.approx([1, 2])\n"
+                     "self.assertAlmostEqual(f(4), 0.1)\n"
+                     "self.assertAlmostEqual(f(5), 0.1, places=3)\n"
+                     "assert f(6) == approx(float('inf'))\n")
+    said = [(ast.unparse(node), wanted) for node, wanted in truths(tree)]
+    assert sorted(said) == sorted([
+        ("abs(f(1) - 0.3) <= max(1e-06 * abs(0.3), 1e-12)", True),
+        ("abs(f(2) - 2.5) <= max(0.01 * abs(2.5), 1e-12)", True),
+        ("f(3) == pytest.approx([1, 2])", True), ("round(f(4) - 0.1, 7) == 0", True),
+        ("round(f(5) - 0.1, 3) == 0", True), ("f(6) == approx(float('inf'))", True)])

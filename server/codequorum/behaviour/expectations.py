@@ -322,14 +322,15 @@ def truths(tree: ast.Module) -> list[tuple[ast.expr, bool]]:
     """The expressions an assertion of ``tree`` says are true (or false) that none of
     :func:`expectations`' forms reads: ``assert is_valid(s)``, ``assert not f(x)``,
     ``assert f(x) > 3``, ``assert 2 in f(x)``, unittest's ``assertTrue``/``assertFalse``
-    and its comparisons (``assertIn(a, b)`` is ``a in b``), each with what it says."""
+    and its comparisons (``assertIn(a, b)`` is ``a in b``), ``X == pytest.approx(v)`` and
+    ``assertAlmostEqual`` as the comparisons they make, each with what it says."""
     out: list[tuple[ast.expr, bool]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert) and _from_assert(node) is None:
             test, wanted = node.test, True
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                 test, wanted = test.operand, False
-            out.append((test, wanted))
+            out.append((_approximated(test) or test, wanted))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             found = _method_truth(node.value)
             if found is not None:
@@ -337,8 +338,61 @@ def truths(tree: ast.Module) -> list[tuple[ast.expr, bool]]:
     return out
 
 
+#: ``pytest.approx``'s tolerances when a test gives none (relative, absolute).
+APPROX_DEFAULTS = (1e-6, 1e-12)
+
+
+def _approximated(test: ast.expr) -> ast.expr | None:
+    """``X == pytest.approx(v)`` (``approx`` alone too, either side; ``rel=``/``abs=``
+    read) as the comparison it makes, ``abs(X - v) <= max(rel * abs(v), abs)``, which runs
+    where pytest is not there; None for anything else (``approx`` of a sequence, a value
+    that is not a number literal)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)):
+        return None
+    for actual, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+        if not (isinstance(other, ast.Call) and len(other.args) == 1 and (
+                (isinstance(other.func, ast.Attribute) and other.func.attr == "approx")
+                or (isinstance(other.func, ast.Name) and other.func.id == "approx"))):
+            continue
+        ok, value = literal(other.args[0])
+        tolerances = {k.arg: literal(k.value) for k in other.keywords}
+        rel, absolute = APPROX_DEFAULTS
+        rel = tolerances["rel"][1] if "rel" in tolerances else rel
+        absolute = tolerances["abs"][1] if "abs" in tolerances else absolute
+        numbers = (value, rel, absolute)
+        if not ok or set(tolerances) - {"rel", "abs"} or not all(
+                ok for ok, _v in tolerances.values()) or not all(
+                isinstance(n, (int, float)) and not isinstance(n, bool) and math.isfinite(n)
+                for n in numbers):
+            return None
+        return _template(f"abs(ACTUAL - ({value!r})) <= max({rel!r} * abs({value!r}), "
+                         f"{absolute!r})", test, ACTUAL=actual)
+    return None
+
+
+def _template(text: str, where: ast.expr, **put: ast.expr) -> ast.expr:
+    """The expression ``text`` with each name ``put`` names replaced by its expression,
+    placed where ``where`` is."""
+    made = pyast.parse(text, mode="eval").body
+
+    class _Put(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            return put.get(node.id, node)
+
+    placed: ast.expr = _Put().visit(made)
+    return ast.fix_missing_locations(ast.copy_location(placed, where))
+
+
 def _method_truth(call: ast.Call) -> tuple[ast.expr, bool] | None:
     func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "assertAlmostEqual" \
+            and len(call.args) == 2 and all(k.arg == "places" for k in call.keywords):
+        ok, places = literal(call.keywords[0].value) if call.keywords else (True, 7)
+        if ok and isinstance(places, int) and not isinstance(places, bool):
+            return _template(f"round(LEFT - RIGHT, {places}) == 0", call,
+                             LEFT=call.args[0], RIGHT=call.args[1]), True
+        return None
     if not isinstance(func, ast.Attribute) or call.keywords:
         return None
     if func.attr in ("assertTrue", "assertFalse") and len(call.args) == 1:
