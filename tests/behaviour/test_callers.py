@@ -333,10 +333,12 @@ def test_an_assertion_that_a_call_is_true_or_false_grades_it_through_bool(
 def test_a_helper_of_the_test_file_called_with_literals_grades_each_call() -> None:
     """``def check(x, want): assert f(x) == want`` then ``check(1, 2)``, and a method
     ``self.check_pair(...)`` of a unittest class: each call binds the helper's parameters,
-    a graded call of the function; a call giving a name no literal holds gives none."""
+    a graded call of the function; a call giving a name no literal holds gives none, nor
+    one made after something that may change what the function gives."""
     tests = ("import unittest\nfrom app import f\n\n\ndef check(x, want):\n"
              "    assert f(x) == want\n\n\ndef test_f():\n    check(1, 2)\n    check(5, want=10)\n"
-             "    check(other, 3)\n\n\nclass T(unittest.TestCase):\n"
+             "    check(other, 3)\n\n\ndef test_later():\n    activate('fr')\n    check(9, 18)\n"
+             "\n\nclass T(unittest.TestCase):\n"
              "    def check_pair(self, x, want):\n        self.assertEqual(f(x), want)\n\n"
              "    def test_g(self):\n        self.check_pair(7, 14)\n")
     context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",

@@ -203,7 +203,7 @@ def _file_calls(path: str, tree: ast.Module, context: ModuleContext, name: str,
     if in_test and not imports_function(tree, context.name, name):  # not ours when bare
         plain = {k for k in plain if k not in _bare_calls(tree, name)}
     said = {k: v for k, v in expectations(tree).items() if k in plain}
-    cases = case_bindings(tree) if in_test else {}
+    cases = case_bindings(tree, plain) if in_test else {}
     held = held_literals(tree) if in_test else {}
     here_owners = owners | _module_names(tree, context.name)
     passed = _passed_to_raise(tree, name, here_owners) if in_test else []

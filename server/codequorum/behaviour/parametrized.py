@@ -214,17 +214,24 @@ def _combined(outer: list[Case], inner: list[Case]) -> list[Case]:
     return [{**a, **b} for a, b in pairs]
 
 
-def helper_cases(tree: ast.Module) -> dict[str, list[Case]]:
-    """The file's helpers that are not tests (``def check(text, want): assert slug(text)
-    == want``, a method ``self.check(...)`` too) called in it with literal arguments
-    (``check('a b', 'a-b')``): by name, per call its parameters bound to the call's
-    values (one given no literal stays unbound in that case); at most :data:`MAX_CASES`
-    calls a helper."""
-    helpers = {n.name: n for n in ast.walk(tree)
-               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and not n.name.startswith("test") and not n.decorator_list}
+def test_helpers(tree: ast.Module) -> dict[str, FunctionNode]:
+    """The file's own functions that are not tests nor fixtures (no ``test`` prefix, no
+    decorator), by name: helpers a test calls (``def check(text, want): ...``)."""
+    return {n.name: n for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not n.name.startswith("test") and not n.decorator_list}
+
+
+def helper_cases(tree: ast.Module, plain: set[int] | None = None) -> dict[str, list[Case]]:
+    """The file's helpers (:func:`test_helpers`; a method ``self.check(...)`` too) called in
+    it with literal arguments (``check('a b', 'a-b')``; with ``plain``, only the calls made
+    in a plain state): by name, per call its parameters bound to the call's values (one
+    given no literal stays unbound in that case); at most :data:`MAX_CASES` calls a
+    helper."""
+    helpers = test_helpers(tree)
     out: dict[str, list[Case]] = {}
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)] if helpers else []
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and (plain is None or id(n) in plain)] if helpers else []
     for node in calls:
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if (
@@ -245,12 +252,13 @@ def helper_cases(tree: ast.Module) -> dict[str, list[Case]]:
     return out
 
 
-def case_bindings(tree: ast.Module) -> dict[int, list[Case]]:
+def case_bindings(tree: ast.Module, plain: set[int] | None = None) -> dict[int, list[Case]]:
     """``id(node)`` -> the cases its innermost parametrized test or table loop binds, for
     every node inside one (class decorators multiplying its methods', a loop its test's,
-    the calls of a helper with literals its body's)."""
+    the calls of a helper with literals its body's: with ``plain``, those made in a plain
+    state)."""
     module = module_tables(tree)
-    helpers = helper_cases(tree)
+    helpers = helper_cases(tree, plain)
     out: dict[int, list[Case]] = {}
     stack: list[tuple[ast.AST, list[Case], Tables]] = [(tree, [{}], module)]
     while stack:
@@ -274,4 +282,4 @@ def case_bindings(tree: ast.Module) -> dict[int, list[Case]]:
 
 
 __all__ = ["MAX_CASES", "case_bindings", "decorated_cases", "helper_cases", "module_tables",
-           "parametrized_names", "scope_tables"]
+           "parametrized_names", "scope_tables", "test_helpers"]

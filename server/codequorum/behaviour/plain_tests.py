@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from codequorum.behaviour.parametrized import helper_cases, parametrized_names
+from codequorum.behaviour.parametrized import helper_cases, parametrized_names, test_helpers
 
 #: Calls that change nothing a function gives: builtins that make values (a dict's views
 #: among them: a table's ``.items()``), and pytest's and unittest's assertion helpers
@@ -41,14 +41,16 @@ def _callee(call: ast.Call) -> str:
 class _Reader:
     """Walks one test's statements in order, keeping the calls reached before a foreign one."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, helpers: frozenset[str] = frozenset()) -> None:
         self.name = name
+        self.helpers = helpers
         self.tainted = False
         self.plain: set[int] = set()
 
     def foreign(self, call: ast.Call) -> bool:
         callee = _callee(call)
-        return not (callee == self.name or callee in HARMLESS or callee.startswith("assert"))
+        return not (callee == self.name or callee in HARMLESS or callee in self.helpers
+                    or callee.startswith("assert"))
 
     def expr(self, node: ast.AST) -> None:
         calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
@@ -104,19 +106,33 @@ def _tests(tree: ast.Module) -> Iterable[tuple[FunctionNode, set[str], bool]]:
         stack.extend((child, bound, set_up) for child in ast.iter_child_nodes(node))
 
 
+def _clean_helpers(tree: ast.Module, name: str) -> frozenset[str]:
+    """The file's helpers (``def check(text, want): ...``) that call nothing but the
+    function, assertions and harmless builtins: calling one changes nothing, and its body
+    is read in the state of each call of it."""
+    out = set()
+    for helper, fn in test_helpers(tree).items():
+        reader = _Reader(name)
+        reader.statements(fn.body)
+        if not reader.tainted:
+            out.add(helper)
+    return frozenset(out)
+
+
 def plain_calls(tree: ast.Module, name: str) -> set[int]:
     """``id(call)`` of every call of the file made in a plain state (module docstring)."""
     if _autouse(tree):
         return set()
-    module = _Reader(name)
+    helpers = _clean_helpers(tree, name)
+    module = _Reader(name, helpers)
     module.statements(tree.body)
     plain = set(module.plain)
     helped = {name: {k for case in cases for k in case}
-              for name, cases in helper_cases(tree).items()}
+              for name, cases in helper_cases(tree).items() if name in helpers}
     for fn, bound, set_up in _tests(tree):
         if set_up or _takes_fixtures(fn, bound | helped.get(fn.name, set())):
             continue
-        reader = _Reader(name)
+        reader = _Reader(name, helpers)
         reader.statements(fn.body)
         plain |= reader.plain
     return plain

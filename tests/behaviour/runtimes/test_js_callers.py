@@ -612,13 +612,14 @@ def test_a_helper_of_the_test_file_called_with_literals_gives_a_call_per_call(
     """``function check(input, want) { expect(slug(input)).toBe(want); }`` then
     ``check('Foo Bar', 'foo-bar')``: each call of the helper binds its parameters, a graded
     call of the function; an arrow helper's too; a call giving a name no literal holds is
-    left out."""
+    left out, and so is one made after something that may change what the function
+    gives."""
     path = _package(tmp_path)
     (tmp_path / "helper.test.js").write_text(
         "import slug from './index.js';\n\nfunction check(input, want) {\n"
         "  expect(slug(input)).toBe(want);\n}\nconst ok = (s) => expect(slug(s)).toBeTruthy();\n"
         "test('x', () => {\n  check('A_b', 'a-b');\n  check('-', '');\n  check(name, 'x');\n"
-        "  ok('Q r');\n});\n")
+        "  ok('Q r');\n});\ntest('y', () => {\n  setLocale('fr');\n  check('Z z', 'zz');\n});\n")
     context = js_module_view(INDEX, path, tmp_path).context("slug")
     said = [(c.args, c.wrapped[0] if c.wrapped else None,
              c.expectation.expected if c.expectation else None)

@@ -245,7 +245,7 @@ def _file_calls(path: str, root: Node, name: str, owner: str | None,
         plain -= _bare_calls(root, name)  # a bare call of a name it did not take from us
     stated_all = expectations(root) if in_test else {}
     said = {k: v for k, v in stated_all.items() if k in plain}
-    cases = case_bindings(root) if in_test else {}
+    cases = case_bindings(root, plain) if in_test else {}
     calls = _calls(root, name)
     language = "javascript" if grammar(path) == "javascript" else "typescript"
     for call in calls:

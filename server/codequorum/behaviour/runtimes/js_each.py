@@ -277,7 +277,7 @@ def _for_in_cases(left: Node, right: Node, body: Node,
     return body, [{node_text(left): k, node_text(right): whole} for k in keys]
 
 
-def _helpers(root: Node) -> dict[str, Node]:
+def test_helpers(root: Node) -> dict[str, Node]:
     """The test file's own functions, by name: ``function check(input, want) {...}``,
     ``const check = (input, want) => ...`` (at any depth; the last of a name wins)."""
     out: dict[str, Node] = {}
@@ -297,11 +297,12 @@ def _helpers(root: Node) -> dict[str, Node]:
     return out
 
 
-def _helper_cases(root: Node) -> list[tuple[Node, list[Case]]]:
-    """A helper of the test file called with literal arguments (``check('a b', 'a-b')``):
-    its body, and per call its parameters bound to the call's values (a parameter given no
-    literal stays unbound in that row); at most :data:`MAX_CASES` calls a helper."""
-    helpers = _helpers(root)
+def _helper_cases(root: Node, plain: set[Key] | None) -> list[tuple[Node, list[Case]]]:
+    """A helper of the test file called with literal arguments (``check('a b', 'a-b')``;
+    with ``plain``, only the calls made in a plain state): its body, and per call its
+    parameters bound to the call's values (a parameter given no literal stays unbound in
+    that row); at most :data:`MAX_CASES` calls a helper."""
+    helpers = test_helpers(root)
     if not helpers:
         return []
     rows: dict[str, list[Case]] = {}
@@ -313,7 +314,8 @@ def _helper_cases(root: Node) -> list[tuple[Node, list[Case]]]:
             else None
         name = node_text(callee) if callee is not None and callee.type == "identifier" else ""
         args = node.child_by_field_name("arguments")
-        if name not in helpers or args is None or len(rows.get(name, ())) >= MAX_CASES:
+        if name not in helpers or args is None or len(rows.get(name, ())) >= MAX_CASES \
+                or (plain is not None and key(node) not in plain):
             continue
         found = _parameters(helpers[name])
         if found is None or found[1] != "spread":
@@ -334,14 +336,14 @@ def _helper_cases(root: Node) -> list[tuple[Node, list[Case]]]:
     return out
 
 
-def case_bindings(root: Node) -> dict[Key, list[Case]]:
+def case_bindings(root: Node, plain: set[Key] | None = None) -> dict[Key, list[Case]]:
     """``js_expectations.key`` of each call inside a table-driven test's callback, a
     ``forEach`` over a table or a ``for``-``of`` loop's body -> the rows it runs with (the
     innermost table's)."""
     tables = module_tables(root)
     out: dict[Key, list[Case]] = {}
     scoped: dict[tuple[Key, str], list[Case]] = {
-        (key(body), body.type): cases for body, cases in _helper_cases(root)}
+        (key(body), body.type): cases for body, cases in _helper_cases(root, plain)}
     stack: list[tuple[Node, list[Case] | None]] = [(root, None)]
     while stack:
         node, cases = stack.pop()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from codequorum.behaviour.runtimes.js_each import test_helpers
 from codequorum.behaviour.runtimes.js_expectations import (
     ASSERT_EQUALS,
     ASSERT_OBJECTS,
@@ -81,7 +82,7 @@ def _on_expect(fn: Node) -> bool:
     return inner is not None and inner.type == "identifier" and node_text(inner) == "expect"
 
 
-def _foreign(call: Node, name: str) -> bool:
+def _foreign(call: Node, name: str, helpers: frozenset[str] = frozenset()) -> bool:
     callee = _callee(call)
     fn = call.child_by_field_name("function")
     if fn is not None and fn.type == "member_expression":
@@ -91,7 +92,7 @@ def _foreign(call: Node, name: str) -> bool:
         if _on_expect(fn):
             return False  # expect(x).toBeTruthy(), expect(x).to.have.length(2)
     known = RUNNER | HARMLESS | EQUALS | THROWS | ASSERT_EQUALS | ASSERT_OBJECTS | frozenset(IS)
-    return callee != name and callee not in known
+    return callee != name and callee not in known and callee not in helpers
 
 
 def _statements(block: Node) -> list[Node]:
@@ -132,6 +133,7 @@ def plain_calls(root: Node, name: str) -> set[Key]:
     docstring). Each function's statements are read in order; a function a statement holds
     is read in its own order, from the state before that statement (without recursion: a
     file may nest functions thousands deep)."""
+    helpers = _clean_helpers(root, name)
     plain: set[Key] = set()
     pending = [root]
     while pending:
@@ -145,8 +147,30 @@ def plain_calls(root: Node, name: str) -> set[Key]:
             if not tainted:
                 plain.update(key(c) for c in calls)
                 pending.extend(_functions(statement))
-            tainted = tainted or any(_foreign(c, name) for c in calls)
+            tainted = tainted or any(_foreign(c, name, helpers) for c in calls)
     return plain
+
+
+def _clean_helpers(root: Node, name: str) -> frozenset[str]:
+    """The test file's helpers (``function check(input, want) {...}``) that call nothing
+    but the function, the runner, assertions and harmless globals: calling one changes
+    nothing (``js_each.py`` reads its calls as cases)."""
+    return frozenset(helper for helper, fn in test_helpers(root).items()
+                     if not any(_foreign(c, name) for c in _all_calls(fn)))
+
+
+def _all_calls(fn: Node) -> list[Node]:
+    """Every call in ``fn``'s body, those of the functions it holds too."""
+    out: list[Node] = []
+    stack = [fn.child_by_field_name("body")]
+    while stack:
+        cur = stack.pop()
+        if cur is None:
+            continue
+        if cur.type == "call_expression":
+            out.append(cur)
+        stack.extend(cur.children)
+    return out
 
 
 __all__ = ["HARMLESS", "HOOKS", "RUNNER", "plain_calls"]
