@@ -126,11 +126,16 @@ def test_what_an_assertion_says_is_true_or_false_is_read_as_a_truth() -> None:
     expectation, not a truth."""
     tree = ast.parse("assert f(1)\nassert not f(2)\nassert f(3) > 0\nassert f(4) == 1\n"
                       "self.assertTrue(f(5))\nself.assertFalse(f(6))\n"
-                      "self.assertIn(7, f(7))\nself.assertLess(f(8), 9)\n")
+                      "self.assertIn(7, f(7))\nself.assertLess(f(8), 9)\n"
+                      "self.assertIsNotNone(f(10))\nself.assertIsInstance(f(11), int)\n"
+                      "self.assertCountEqual(f(12), [1, 2])\nself.assertNotEqual(f(13), 0)\n")
     said = [(ast.unparse(node), wanted) for node, wanted in truths(tree)]
     assert sorted(said) == sorted([("f(1)", True), ("f(2)", False), ("f(3) > 0", True),
                                    ("f(5)", True), ("f(6)", False), ("7 in f(7)", True),
-                                   ("f(8) < 9", True)])
+                                   ("f(8) < 9", True), ("f(10) is not None", True),
+                                   ("isinstance(f(11), int)", True),
+                                   ("sorted(f(12), key=repr) == sorted([1, 2], key=repr)", True),
+                                   ("f(13) != 0", True)])
 
 
 def test_an_inline_snapshot_s_value_is_the_expected_value() -> None:

@@ -322,7 +322,8 @@ def truths(tree: ast.Module) -> list[tuple[ast.expr, bool]]:
     """The expressions an assertion of ``tree`` says are true (or false) that none of
     :func:`expectations`' forms reads: ``assert is_valid(s)``, ``assert not f(x)``,
     ``assert f(x) > 3``, ``assert 2 in f(x)``, unittest's ``assertTrue``/``assertFalse``
-    and its comparisons (``assertIn(a, b)`` is ``a in b``), ``X == pytest.approx(v)`` and
+    and its comparisons (``assertIn(a, b)`` is ``a in b``, ``assertIsInstance(a, C)``
+    ``isinstance(a, C)``: :data:`TEMPLATED_METHODS`), ``X == pytest.approx(v)`` and
     ``assertAlmostEqual`` as the comparisons they make, each with what it says."""
     out: list[tuple[ast.expr, bool]] = []
     for node in ast.walk(tree):
@@ -384,8 +385,22 @@ def _template(text: str, where: ast.expr, **put: ast.expr) -> ast.expr:
     return ast.fix_missing_locations(ast.copy_location(placed, where))
 
 
+#: unittest's methods that say an expression of their arguments (``LEFT``, ``RIGHT``) is
+#: true, as that expression.
+TEMPLATED_METHODS = {
+    "assertIsNotNone": (1, "LEFT is not None"), "assertNotEqual": (2, "LEFT != RIGHT"),
+    "assertIsInstance": (2, "isinstance(LEFT, RIGHT)"),
+    "assertNotIsInstance": (2, "not isinstance(LEFT, RIGHT)"),
+    "assertCountEqual": (2, "sorted(LEFT, key=repr) == sorted(RIGHT, key=repr)"),
+}
+
+
 def _method_truth(call: ast.Call) -> tuple[ast.expr, bool] | None:
     func = call.func
+    templated = TEMPLATED_METHODS.get(func.attr) if isinstance(func, ast.Attribute) else None
+    if templated is not None and len(call.args) == templated[0] and not call.keywords:
+        return _template(templated[1], call, LEFT=call.args[0],
+                         RIGHT=call.args[-1]), True
     if isinstance(func, ast.Attribute) and func.attr == "assertAlmostEqual" \
             and len(call.args) == 2 and all(k.arg == "places" for k in call.keywords):
         ok, places = literal(call.keywords[0].value) if call.keywords else (True, 7)
