@@ -420,16 +420,26 @@ class _Builder:
             spec = reexports.get(name)
             if spec is None or not is_relative(spec):
                 continue
-            before = (dict(self.files), list(self.notes), self.size, self.looked)
+            before = self._state()
             target, _why = self.resolve(posixpath.dirname(entry), spec)
             if target is not None and target != rel:  # the module's own: given by its name
                 self.follow(target)
             if target is None or target == rel or self.notes != before[1] \
                     or len(self.files) >= MAX_VIEW_FILES:
-                self.files, self.notes, self.size, self.looked = before
+                self._restore(before)
                 continue
             out.append((name, target))
         return tuple(out)
+
+    def _state(self) -> tuple[dict[str, str], list[str], int, int, dict[tuple[str, str], str],
+                              dict[str, Path]]:
+        """What following a specifier may change, to put back (:meth:`_restore`)."""
+        return (dict(self.files), list(self.notes), self.size, self.looked, dict(self.aliases),
+                dict(self.mounts))
+
+    def _restore(self, state: tuple[dict[str, str], list[str], int, int,
+                                    dict[tuple[str, str], str], dict[str, Path]]) -> None:
+        self.files, self.notes, self.size, self.looked, self.aliases, self.mounts = state
 
     def _library_entry(self, top: str, meta: str) -> str | None:
         """The entry of the package at ``top`` read without adding it to the view: what its
