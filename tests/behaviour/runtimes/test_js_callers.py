@@ -626,3 +626,34 @@ def test_a_helper_of_the_test_file_called_with_literals_gives_a_call_per_call(
             for c in literal_calls(context, "slug") if c.where.startswith("helper.test")]
     assert said == [(("A_b",), None, "a-b"), (("-",), None, ""), (("Q r",), None, None),
                     (("Q r",), '!!(slug("Q r"))', True)]
+
+
+MAKE = ("export function make(name) {\n"
+        "  return { id: `u-${name.length}`, name, tags: ['new', name] };\n}\n")
+
+
+def test_an_expected_value_holding_asymmetric_matchers_grades_as_jest_compares_it(
+        node_sandboxed: object, tmp_path: Path) -> None:
+    """``expect(make('ann')).toEqual({ id: expect.any(String), name: 'ann', tags:
+    expect.arrayContaining(['new']) })``: the version whose ``id`` is a number, and the
+    one that drops a tag, fail; the real one passes."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "make.js").write_text(MAKE)
+    (tmp_path / "make.test.js").write_text(
+        "import { make } from './make.js';\ntest('m', () => {\n"
+        "  expect(make('ann')).toEqual({ id: expect.any(String), name: 'ann',\n"
+        "    tags: expect.arrayContaining(['new']) });\n"
+        "  expect(make('bo')).toEqual(expect.objectContaining({ name: 'bo' }));\n});\n")
+    context = js_module_view(MAKE, tmp_path / "make.js", tmp_path).context("make")
+    numbered = MAKE.replace("`u-${name.length}`", "name.length")
+    untagged = MAKE.replace("['new', name]", "[name]")
+    vs = VersionSet.from_codes("t", [MAKE, numbered, untagged], language="javascript",
+                               entry_point="make")
+    vs.module = context
+    report = run_dynamic(vs, DynamicOptions(hypothesis_examples=0, scaling=False))
+    graded = [(i["label"], [row[k] for row in report.passes])
+              for k, i in enumerate(report.inputs) if "equal to" in i["label"]]
+    assert graded == [
+        ('make("ann") equal to { id: expect.any(String), name: \'ann\', tags: '
+         "expect.arrayContaining(['new']) }", [True, False, False]),
+        ("make(\"bo\") equal to expect.objectContaining({ name: 'bo' })", [True, True, True])]

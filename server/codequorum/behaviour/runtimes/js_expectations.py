@@ -204,6 +204,10 @@ def _from_expect(call: Node, method: str, obj: Node, held: Held) -> Found | None
         return None
     if method in IS:
         return None if args else (actual, JsStated(named=IS[method]))
+    if len(args) == 1 and method in EQUALS and _asymmetric(args[0]):
+        return actual, JsStated(named="true", shape=(
+            f"({ASYMMETRIC})((expect) => ({node_text(args[0])}), ", ")"),
+            said_as=("", f" equal to {' '.join(node_text(args[0]).split())}"))
     if len(args) == 1 and method in EQUALS:
         return actual, JsStated(expected=args[0])
     if method == "toMatchInlineSnapshot" and len(args) == 1:
@@ -246,6 +250,51 @@ SUBSET = ("(e, v) => { const m = (a, b) => { if (b === null || typeof b !== 'obj
           "if (Array.isArray(b)) return Array.isArray(a) && a.length === b.length "
           "&& b.every((x, i) => m(a[i], x)); return Object.keys(b).every((k) => k in a "
           "&& m(a[k], b[k])); }; return m(v, e); }")
+
+
+#: Jest's equality where the expected value holds its asymmetric matchers
+#: (``expect.any(String)``, ``expect.objectContaining({...})``, ``arrayContaining``,
+#: ``stringContaining``, ``stringMatching``, ``closeTo``, ``anything``): ``make`` builds the
+#: expected value from an ``expect`` of those; plain values compare as ``toEqual`` does
+#: (``Object.is``, keys holding ``undefined`` left out, arrays item by item).
+ASYMMETRIC = (
+    "(make, v) => { const mark = Symbol('asymmetric'); const asym = (t) => ({ [mark]: t }); "
+    "const is = (x, C) => Object(x) instanceof C || (C === Number && typeof x === 'number') "
+    "|| (C === String && typeof x === 'string') || (C === Boolean && typeof x === 'boolean') "
+    "|| (C === BigInt && typeof x === 'bigint') || (C === Function && typeof x === 'function'); "
+    "const expect = { any: (C) => asym((x) => x != null && is(x, C)), "
+    "anything: () => asym((x) => x != null), "
+    "objectContaining: (o) => asym((x) => x != null && typeof x === 'object' "
+    "&& Object.keys(o).every((k) => m(x[k], o[k]))), "
+    "arrayContaining: (a) => asym((x) => Array.isArray(x) && a.every((y) => x.some((z) => "
+    "m(z, y)))), stringContaining: (t) => asym((x) => typeof x === 'string' && x.includes(t)), "
+    "stringMatching: (r) => asym((x) => typeof x === 'string' && (typeof r === 'string' "
+    "? new RegExp(r) : r).test(x)), closeTo: (n, d = 2) => asym((x) => typeof x === 'number' "
+    "&& Math.abs(x - n) < Math.pow(10, -d) / 2) }; "
+    "const keys = (o) => Object.keys(o).filter((k) => o[k] !== undefined); "
+    "const m = (a, b) => { if (b !== null && typeof b === 'object' && mark in b) "
+    "return b[mark](a); if (b === null || typeof b !== 'object' || a === null "
+    "|| typeof a !== 'object') return Object.is(a, b); if (Array.isArray(b)) "
+    "return Array.isArray(a) && a.length === b.length && b.every((x, i) => m(a[i], x)); "
+    "const ka = keys(a), kb = keys(b); return ka.length === kb.length "
+    "&& kb.every((k) => m(a[k], b[k])); }; return m(v, make(expect)); }")
+
+
+def _asymmetric(node: Node) -> bool:
+    """Whether an expected value holds one of Jest's asymmetric matchers
+    (``expect.any(String)`` and kin, not inside a function it holds)."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.type == "call_expression":
+            callee = cur.child_by_field_name("function")
+            holder = callee.child_by_field_name("object") if callee is not None \
+                and callee.type == "member_expression" else None
+            if holder is not None and node_text(holder) == "expect":
+                return True
+        if cur.type not in ("arrow_function", "function_expression", "function"):
+            stack.extend(cur.named_children)
+    return False
 
 
 #: Matchers that say a comparison of the value with their argument holds (Jest's and
