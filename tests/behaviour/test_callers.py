@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from codequorum.behaviour.callers import is_test_file, literal_calls
+from codequorum.behaviour.callers import FoundCall, is_test_file, literal_calls
 from codequorum.behaviour.expectations import Expectation
 from codequorum.core.model import ModuleContext
 
@@ -27,6 +27,15 @@ TESTS = "from app import f\n\ndef test_f():\n    assert app.f(5) == 1\n    asser
 def _context(kind: str = "function") -> ModuleContext:
     return ModuleContext(name="app", path="app.py", qualified_name="f", kind=kind,  # type: ignore[arg-type]
                          files=(("tests/test_app.py", TESTS), ("app.py", APP)), roots=("",))
+
+
+def _app_calls(tests: str, where: str = "tests/test_app.py") -> list[FoundCall]:
+    """The literal calls of ``f`` (``app.py``: ``f(x, n=1)`` multiplies) that the test
+    file ``where`` holding ``tests`` makes."""
+    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
+                            files=(("app.py", "def f(x, n=1):\n    return x * n\n"),),
+                            roots=("",), callers=((where, tests),))
+    return literal_calls(context, "f")
 
 
 def test_literal_calls_outside_the_function_own_file_first() -> None:
@@ -168,10 +177,7 @@ def test_a_literal_a_test_holds_in_a_name_is_the_calls_argument_and_expected_val
              "    def test_f(self):\n        txt = 'a b'\n        r = f(txt)\n"
              "        self.assertEqual(r, txt)\n        txt = 'c'\n        r = f(txt, 2)\n"
              "        self.assertEqual(r, 'cc')\n")
-    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
-                            files=(("app.py", "def f(x, n=1):\n    return x * n\n"),),
-                            roots=("",), callers=(("test.py", tests),))
-    calls = literal_calls(context, "f")
+    calls = _app_calls(tests, "test.py")
     assert [(c.args, c.where, c.expectation.expected if c.expectation else None)
             for c in calls] == [(("a b",), "test.py:8", "a b"), (("c", 2), "test.py:11", "cc")]
     assert is_test_file("test.py") and is_test_file("app/tests.py")
@@ -229,10 +235,7 @@ def test_a_row_unpacked_into_the_call_gives_its_items_as_arguments() -> None:
              "    for row in CASES:\n        assert f(*row)\n\n\n"
              "def test_named():\n    assert f(*[4], **{'n': 2}) == 8\n"
              "    assert f(*unknown) == 0\n    assert f(**{1: 2}) == 0\n")
-    context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
-                            files=(("app.py", "def f(x, n=1):\n    return x * n\n"),),
-                            roots=("",), callers=(("tests/test_app.py", tests),))
-    calls = literal_calls(context, "f")
+    calls = _app_calls(tests, "tests/test_app.py")
     assert [(c.args, c.kwargs, c.expectation.expected if c.expectation else None)
             for c in calls if not c.wrapped] == [((1, 2), {}, None), ((3, 1), {}, None),
                                                  ((4,), {"n": 2}, 8)]

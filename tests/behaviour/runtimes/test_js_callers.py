@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 from codequorum.behaviour.callers import MAX_CALLS
-from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
+from codequorum.behaviour.dynamic_analysis import DynamicOptions, DynamicReport, run_dynamic
 from codequorum.behaviour.runtimes.js_callers import is_test_file, literal_calls
 from codequorum.behaviour.runtimes.js_inputs import collect_js_inputs
 from codequorum.behaviour.runtimes.node import JAVASCRIPT
-from codequorum.core.model import TestCase, Version, VersionSet
+from codequorum.core.model import ModuleContext, TestCase, Version, VersionSet
 from codequorum.ingest.js_module_view import js_module_view
 
 SCRIPT = Path(sys.executable).parent / "codequorum"
@@ -511,6 +511,14 @@ def test_a_row_spread_into_the_call_and_a_copied_result_grade(tmp_path: Path) ->
     assert wrapped == ['!!(slug("Foo Bar"))', '!!(slug("-", "extra"))']
 
 
+def _ran(context: ModuleContext, codes: list[str], entry: str) -> DynamicReport:
+    """The JavaScript versions ``codes`` of ``entry`` run in ``context`` on its inputs (no
+    drawn ones, no scaling series)."""
+    vs = VersionSet.from_codes("t", codes, language="javascript", entry_point=entry)
+    vs.module = context
+    return run_dynamic(vs, DynamicOptions(hypothesis_examples=0, scaling=False))
+
+
 RANGE = "export function* range(n) {\n  for (let i = 0; i < n; i++) yield i;\n}\n"
 
 
@@ -536,10 +544,7 @@ def test_an_assertion_on_an_expression_wrapping_the_call_grades_it_run_whole(
                      ((1,), None, None), ((1,), "[...range(1)].concat(extra)", [0])]
     wrong = RANGE.replace("i < n", "i <= n")
     array = "export function range(n) {\n  return [...Array(n).keys()];\n}\n"
-    vs = VersionSet.from_codes("t", [RANGE, wrong, array], language="javascript",
-                               entry_point="range")
-    vs.module = context
-    report = run_dynamic(vs, DynamicOptions(hypothesis_examples=0, scaling=False))
+    report = _ran(context, [RANGE, wrong, array], "range")
     assert [i["label"] for i in report.inputs] == [
         "range(3)", "[...range(3)]", "range(2)", "Array.from(range(2)).length", "range(1)"]
     assert [[p for p in row] for row in report.passes] == [
@@ -566,10 +571,7 @@ def test_matchers_other_than_equality_grade_through_what_they_say(
         "  expect(isEmail(s)).toBeFalsy();\n});\n")
     context = js_module_view(EMAIL, tmp_path / "email.js", tmp_path).context("isEmail")
     loose = "export function isEmail(s) {\n  return s.includes('@');\n}\n"
-    vs = VersionSet.from_codes("t", [EMAIL, loose], language="javascript",
-                               entry_point="isEmail")
-    vs.module = context
-    report = run_dynamic(vs, DynamicOptions(hypothesis_examples=0, scaling=False))
+    report = _ran(context, [EMAIL, loose], "isEmail")
     graded = [(i["label"], [row[k] for row in report.passes])
               for k, i in enumerate(report.inputs) if i["label"].startswith("!!")]
     assert graded == [('!!(isEmail("a@b.co"))', [True, True]),
@@ -598,10 +600,7 @@ def test_to_match_object_grades_the_keys_it_names(node_sandboxed: object,
     swapped = PARSE.replace("{ key: k, value: v, parts: [k, v] }",
                             "{ key: v, value: k, parts: [v, k] }")
     more = PARSE.replace("parts: [k, v] }", "parts: [k, v], extra: true }")
-    vs = VersionSet.from_codes("t", [PARSE, swapped, more], language="javascript",
-                               entry_point="parse")
-    vs.module = context
-    report = run_dynamic(vs, DynamicOptions(hypothesis_examples=0, scaling=False))
+    report = _ran(context, [PARSE, swapped, more], "parse")
     labels = [i["label"] for i in report.inputs]
     assert labels == ['parse("a=1")', "parse(\"a=1\") matching { key: 'a', parts: ['a', '1'] }"]
     assert [row[1] for row in report.passes] == [True, False, True]
@@ -647,10 +646,7 @@ def test_an_expected_value_holding_asymmetric_matchers_grades_as_jest_compares_i
     context = js_module_view(MAKE, tmp_path / "make.js", tmp_path).context("make")
     numbered = MAKE.replace("`u-${name.length}`", "name.length")
     untagged = MAKE.replace("['new', name]", "[name]")
-    vs = VersionSet.from_codes("t", [MAKE, numbered, untagged], language="javascript",
-                               entry_point="make")
-    vs.module = context
-    report = run_dynamic(vs, DynamicOptions(hypothesis_examples=0, scaling=False))
+    report = _ran(context, [MAKE, numbered, untagged], "make")
     graded = [(i["label"], [row[k] for row in report.passes])
               for k, i in enumerate(report.inputs) if "equal to" in i["label"]]
     assert graded == [
