@@ -27,12 +27,20 @@ family it is measured on:
    log-loss with each of the other families left out in turn (nested: the family
    measured never takes part);
 5. beside it, the run's rate as ``codequorum.judge.base_rate`` reads it from the run's
-   risks (expectation-maximisation under label shift, the pseudo-count shipped), and each
-   set alone (the shipped risk);
+   risks (expectation-maximisation under label shift) with the shipped pseudo-count and
+   each of :data:`PSEUDO_COUNTS`, with the pseudo-count chosen without the family
+   (:func:`chosen_pseudo`: the lowest worst ECE over the other families' whole runs), and
+   each set alone;
 6. per family left out and run size: AUROC, ECE, mean risk against share wrong, the 90 %
    range's cells held (half-widths chosen without the family) and log-loss.
 
+``--shipped`` measures the shipped model's features and L2 (``bench_shipped_risk.py``)
+instead of those ``fit_risk_families.py`` would choose; with ``--write-base-rate`` it
+writes the run level chosen on every family into the model file (:func:`write_base_rate`:
+the one place the shipped ``base_rate`` is made).
+
     .venv/bin/python bench/bench_run_rate.py    # ~1 min, after fit_risk_families.py
+    .venv/bin/python bench/bench_run_rate.py --shipped [--write-base-rate]
 """
 
 from __future__ import annotations
@@ -50,7 +58,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codequorum.judge.base_rate import estimate_rate, shift
+from codequorum.judge.base_rate import NEVER, estimate_rate, shift
 from codequorum.judge.risk import auroc, ece, load_model
 from family_cache import FAMILY_CACHE
 from family_sets import CachedTask, read_cache
@@ -81,6 +89,9 @@ RUN_SIZES: tuple[int | None, ...] = (10, 30, 100, None)
 #: Random cuts of a run into smaller runs, per size (fitting and measuring).
 CUTS = 3
 SHRINKAGE: tuple[float, ...] = (1, 3, 10, 30, 100)
+#: Pseudo-counts of the rate from the risks measured beside the shipped one, and chosen
+#: among without the family measured.
+PSEUDO_COUNTS: tuple[float, ...] = (30, 100, 200, 400, 1000)
 #: L2 weight on the ``β`` (three of them, on a log-loss summed over thousands of rows).
 BETA_L2 = 1.0
 
@@ -362,10 +373,68 @@ def by_rate(p: np.ndarray, prior: float, pseudo: float, cut: list[np.ndarray]
     return q
 
 
+def worst_whole_ece(fr: Frame, p: np.ndarray, rows: np.ndarray, k: float,
+                    prior_of: Callable[[str], float]) -> float:
+    """The highest ECE over the families of ``rows`` of their risks ``p`` moved with
+    pseudo-count ``k``, each data file's sets of one size a run (as ``score`` makes one)."""
+    worst = 0.0
+    for g in sorted(set(fr.fam[rows])):
+        mine = rows[fr.fam[rows] == g]
+        q = by_rate(p, prior_of(g), k, runs(fr, mine, None, 0))[mine]
+        worst = max(worst, ece(q, fr.y[mine]))
+    return worst
+
+
+def choose_pseudo_count(worst: Mapping[float, float]) -> float:
+    """The pseudo-count whose worst family's ECE (``worst``, per pseudo-count) is the
+    lowest; the larger pseudo-count (the smaller move) on a tie."""
+    return min(worst, key=lambda k: (worst[k], -k))
+
+
+def chosen_pseudo(fr: Frame, p: np.ndarray, rows: np.ndarray) -> float:
+    """:func:`choose_pseudo_count` over the families of ``rows`` only (the family
+    measured never takes part), each moved with the prior the others' risks give."""
+    def prior_of(g: str) -> float:
+        rest = rows[fr.fam[rows] != g]
+        return float(np.average(p[rest], weights=family_weights(
+            [fr.data[int(i)] for i in rest])))
+    return choose_pseudo_count({k: worst_whole_ece(fr, p, rows, k, prior_of)
+                                for k in PSEUDO_COUNTS})
+
+
+def choose_min_sets(alone: Mapping[str, Mapping[str, Any]],
+                    moved: Mapping[str, Mapping[str, Any]]) -> int:
+    """The fewest sets a run needs to be moved: the smallest run size measured from which
+    on (every larger size and whole runs too) the moved risks' mean log-loss over the
+    families is below each set alone's and their worst family's ECE no higher
+    (``alone``, ``moved``: per family, per run size, :func:`figures`); ``NEVER`` when
+    even whole runs do not gain."""
+    sizes = [str(n) for n in RUN_SIZES if n is not None] + ["whole"]
+
+    def gains(size: str) -> bool:
+        def loss(m: Mapping[str, Mapping[str, Any]]) -> float:
+            return float(np.mean([m[f][size]["log_loss"] for f in m]))
+
+        def worst(m: Mapping[str, Mapping[str, Any]]) -> float:
+            return max(float(m[f][size]["ece"]) for f in m)
+        return loss(moved) < loss(alone) and worst(moved) <= worst(alone)
+
+    held = [gains(size) for size in sizes]
+    for i, size in enumerate(sizes[:-1]):
+        if all(held[i:]):
+            return int(size)
+    return NEVER
+
+
 def by_rule(fr: Frame, p: np.ndarray, rule: Rule, cut: list[np.ndarray]) -> np.ndarray:
     """Each set's risk moved by its run's shrunk statistic (module docstring, step 3)."""
     dev = deviation(fr.stats[rule.statistic], cut, rule.k, rule.mu)
     return moved(p, fr.kind, dev, rule.beta)
+
+
+def rate_method(k: float) -> str:
+    """The name a pseudo-count's row goes by."""
+    return f"rate from the risks (pseudo-count {k:g})"
 
 
 def alone(p: np.ndarray, cut: list[np.ndarray]) -> np.ndarray:
@@ -387,8 +456,10 @@ def evaluate(fr: Frame, p: np.ndarray, inner: Mapping[str, np.ndarray],
         rules["chosen"] = chosen_rule(fr, inner[f], rest, list(STATISTICS))
         moves: dict[str, Callable[[list[np.ndarray]], np.ndarray]] = {
             "each set alone": functools.partial(alone, p),
-            f"rate from the risks (pseudo-count {pseudo:g})": functools.partial(
-                by_rate, p, prior, pseudo),
+            **{rate_method(k): functools.partial(by_rate, p, prior, k)
+               for k in sorted({pseudo, *PSEUDO_COUNTS})},
+            "rate from the risks (pseudo-count chosen)": functools.partial(
+                by_rate, p, prior, chosen_pseudo(fr, inner[f], rest)),
             **{name: functools.partial(by_rule, fr, p, rule) for name, rule in rules.items()}}
         for name, move in moves.items():
             entry = methods.setdefault(name, {}).setdefault(f, {})
@@ -408,8 +479,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sets", type=Path, default=FAMILY_SETS)
     ap.add_argument("--cache", type=Path, default=FAMILY_CACHE)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--shipped", action="store_true",
+                    help="each set's risk from the shipped model's features and L2, fitted "
+                         "without its family (bench_shipped_risk.py), instead of the "
+                         "features fit_risk_families.py would choose")
+    ap.add_argument("--write-base-rate", action="store_true",
+                    help="with --shipped: write the run level chosen here (prior, "
+                         "pseudo-count, fewest sets) into the shipped model file")
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args(argv)
+    if args.write_base_rate and not args.shipped:
+        ap.error("--write-base-rate measures the shipped model: add --shipped")
     if args.smoke or not args.sets.exists():
         skipped("needs the family sets (family_cache.py, then fit_risk_families.py)")
     data = [s for s in json.loads(args.sets.read_text()) if s["signals"] is not None]
@@ -417,6 +497,10 @@ def main(argv: list[str] | None = None) -> int:
         with_left_out_example(args.cache)
     fr = frame(data)
     p, inner, widths = held_out_risks(data)
+    if args.shipped:
+        from bench_shipped_risk import left_out, shipped_choice
+
+        p, widths = left_out(data, data, shipped_choice(load_model()))
     methods = evaluate(fr, p, inner, widths)
     print("method | run size | " + " | ".join(
         f"{f}: AUROC, ECE, mean risk/share wrong, ranges, log-loss"
@@ -437,7 +521,35 @@ def main(argv: list[str] | None = None) -> int:
                   f"beta (examples, examples_failed, outputs) {r['beta']}")
     if args.json is not None:
         args.json.write_text(json.dumps(methods, indent=1) + "\n")
+    if args.write_base_rate:
+        write_base_rate(data, methods)
     return 0
+
+
+def write_base_rate(data: Rows, methods: Mapping[str, Any]) -> None:
+    """Choose the run level on every family (the pseudo-count by the worst family's ECE
+    over whole runs, the fewest sets by :func:`choose_min_sets`), with the fit's prior
+    the shipped model's mean risk over the families' sets (each family weighed as in a
+    fit), and write it into the model file with the figures behind it."""
+    from bench_shipped_risk import as_shipped
+    from fit_risk import MODEL, REPO
+
+    counts = [k for k in PSEUDO_COUNTS if rate_method(k) in methods]
+    worst = {k: max(float(e["whole"]["ece"]) for e in methods[rate_method(k)].values())
+             for k in counts}
+    k = choose_pseudo_count(worst)
+    alone_figures, moved_figures = methods["each set alone"], methods[rate_method(k)]
+    min_sets = choose_min_sets(alone_figures, moved_figures)
+    shipped = json.loads(MODEL.read_text())
+    prior = float(np.average(as_shipped(data, shipped), weights=family_weights(data)))
+    shipped["base_rate"] = {
+        "prior": round(prior, 6), "pseudo_count": k, "min_sets": min_sets,
+        "run_sizes": [str(n) for n in RUN_SIZES if n is not None] + ["whole"],
+        "held_out": {"worst_whole_ece": {f"{c:g}": round(w, 4) for c, w in worst.items()},
+                     "alone": alone_figures, "moved": moved_figures}}
+    MODEL.write_text(json.dumps(shipped, indent=1) + "\n")
+    print(f"base rate: prior {prior:.4f}, pseudo-count {k:g}, at least {min_sets} sets; "
+          f"wrote {MODEL.relative_to(REPO)}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Fit the risk of the kept version on several model families, each left out in turn.
 
 Reproducible procedure (what ``server/codequorum/data/risk_model.json``'s models, levels,
-range and base rate are made with; its stability reference stays ``fit_risk.py``'s):
+and range are made with; its base rate is ``bench_run_rate.py``'s, its stability reference
+``fit_risk.py``'s):
 
 1. ``family_cache.py`` runs every version of the families' sets on the inputs an editor
    has (task ids renamed: no hidden test is an input);
@@ -22,11 +23,7 @@ range and base rate are made with; its stability reference stays ``fit_risk.py``
 5. the coarse scale: per model and bin of risk, the shares wrong over the families left
    out (a bin is *likely right* when none saw more than a quarter wrong, *likely wrong*
    when none saw fewer than 60 %);
-6. the run's level (``codequorum.judge.base_rate``): runs of 10, 20 and 50 sets and the
-   whole family, drawn from each family left out, moved to their own rate with each
-   pseudo-count; the level is used only from the smallest run size from which the moved
-   risks have a lower log-loss than each set's own in every family left out;
-7. per family left out: sets, share wrong, mean risk, AUROC, ECE, range coverage, sets
+6. per family left out: sets, share wrong, mean risk, AUROC, ECE, range coverage, sets
    that ran on no input (no risk), and the pick against random and the oracle.
 
     nice -n 15 .venv/bin/python bench/family_cache.py --tasks 164   # ~35 min on 2 cores
@@ -47,8 +44,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from codequorum.judge.base_rate import NEVER as BASE_RATE_NEVER
-from codequorum.judge.base_rate import BaseRate, estimate_rate, shift
 from codequorum.judge.risk import (
     FEATURES,
     LogisticModel,
@@ -103,10 +98,6 @@ WRONG_AT_LEAST = 0.6
 MIN_CELL = 25
 COVERAGE = 0.9
 HALF_WIDTHS: tuple[float, ...] = tuple(round(0.1 * k, 1) for k in range(0, 31))
-RUN_SIZES: tuple[int, ...] = (10, 20, 50, 10**6)
-RUN_DRAWS = 20
-PSEUDO_COUNTS: tuple[float, ...] = (0, 5, 10, 20, 50, 100)
-NEVER = BASE_RATE_NEVER
 TARGET_AUROC, TARGET_ECE, TARGET_GAP, TARGET_CAPTURE = 0.85, 0.05, 0.02, 0.9
 
 Rows = list[dict[str, Any]]
@@ -406,43 +397,6 @@ def nested_recalibration(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...],
     return out
 
 
-# ----------------------------------------------------------------------------- run level
-
-
-def run_level(p: np.ndarray, y: np.ndarray, fam: np.ndarray, prior_of: Callable[[str], float]
-              ) -> tuple[BaseRate, dict[str, Any]]:
-    """The pseudo-count and fewest sets of the run's level (module docstring, step 6)."""
-    rng = np.random.default_rng(2026)
-    draws: list[tuple[str, int, np.ndarray]] = []
-    for f in sorted(set(fam)):
-        idx = np.flatnonzero(fam == f)
-        for size in RUN_SIZES:
-            for _ in range(RUN_DRAWS if size < idx.size else 1):
-                draws.append((f, size, rng.permutation(idx)[:size]))
-
-    def loss(k: float | None, f: str, size: int) -> float:
-        ps, ys = [], []
-        for g, n, idx in draws:
-            if g == f and n == size:
-                q = p[idx]
-                if k is not None:
-                    prior = prior_of(f)
-                    q = np.asarray(shift(q, prior, estimate_rate(q, prior, k)))
-                ps.append(q)
-                ys.append(y[idx])
-        return float(log_loss(np.concatenate(ps), np.concatenate(ys)))
-
-    fams = sorted(set(fam))
-    table = {f"{k:g}" if k is not None else "alone": {
-        f: {str(n): round(loss(k, f, n), 4) for n in RUN_SIZES} for f in fams}
-        for k in (None, *PSEUDO_COUNTS)}
-    k_best = min(PSEUDO_COUNTS, key=lambda k: (float(np.mean(
-        [loss(k, f, n) for f in fams for n in RUN_SIZES])), k))
-    holds = [all(loss(k_best, f, n) < loss(None, f, n) for f in fams) for n in RUN_SIZES]
-    min_sets = next((n for i, n in enumerate(RUN_SIZES) if all(holds[i:])), NEVER)
-    return BaseRate(0.0, float(k_best), int(min_sets)), table
-
-
 # ----------------------------------------------------------------------------- picks
 
 
@@ -566,9 +520,6 @@ def main(argv: list[str] | None = None) -> int:
     width = widths_of(p, y, fam, kinds, np.ones(len(data), dtype=bool))
     nested = nested_coverage(data, chosen, fam, p, args.recalibrate, fit_map)
     steps = {k: levels(p[kinds == k], y[kinds == k], fam[kinds == k]) for k in KINDS}
-    prior_all = float(np.average(p, weights=family_weights(data)))
-    rule, run_table = run_level(p, y, fam, lambda f: float(np.average(
-        p[fam != f], weights=family_weights([s for s in data if s["family"] != f]))))
     picks = pick_rates(records)
     no_risk = {f: sum(1 for s in records if s["family"] == f and s["signals"] is None)
                for f in sorted(set(fam))}
@@ -597,8 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind in KINDS:
         print(f"{kind} levels: " + "; ".join(
             f"<{b['below']:g} {b['level']} ({b['sets']})" for b in steps[kind]))
-    print(f"range half-widths {width} (logit); run level: pseudo-count "
-          f"{rule.pseudo_count:g}, at least {rule.min_sets} sets")
+    print(f"range half-widths {width} (logit)")
     met = {f: (t["auroc"] or 0) >= TARGET_AUROC and t["ece"] <= TARGET_ECE
            and abs(t["mean_risk"] - t["share_wrong"]) <= TARGET_GAP
            and t["pick"]["captured"] >= TARGET_CAPTURE for f, t in table.items()}
@@ -608,15 +558,13 @@ def main(argv: list[str] | None = None) -> int:
         shipped = json.loads(MODEL.read_text())
         shipped.update({
             "about": ("Risk of the recommended version and stability reference for "
-                      "codequorum; models, levels, range and base rate made by "
-                      "bench/fit_risk_families.py, stability by bench/fit_risk.py."),
+                      "codequorum; models, levels and range made by "
+                      "bench/fit_risk_families.py, base rate by bench/bench_run_rate.py, "
+                      "stability by bench/fit_risk.py."),
             "data": "families: " + ", ".join(sorted(set(fam))),
             "models": models, "levels": steps,
             "range": {"logit_half_width": width, "coverage_target": COVERAGE,
                       "held_out": nested},
-            "base_rate": {"prior": round(prior_all, 6), "pseudo_count": rule.pseudo_count,
-                          "min_sets": rule.min_sets, "group_sizes": list(RUN_SIZES),
-                          "held_out": run_table},
             "held_out": {"families": table},
         })
         shipped.pop("regimes", None)
