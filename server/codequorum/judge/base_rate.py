@@ -26,7 +26,7 @@ the fixed point of ``ρ = (Σ_i shift(p_i; π, ρ) + k π) / (n + k)`` (``k = 0`
 function is concave in ``ρ``, so its stationary point is found by bisection on its
 derivative. A group of fewer than ``min_sets`` sets is left as it is. ``π``, ``k`` and
 ``min_sets`` ship with the risk model (``base_rate`` in ``data/risk_model.json``), chosen
-by ``bench/fit_risk.py`` on draws left out of the fit.
+by ``bench/bench_run_rate.py`` on model families each left out of the fit.
 
 Pure functions over numpy arrays; nothing here reads a file.
 """
