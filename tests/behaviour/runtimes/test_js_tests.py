@@ -96,3 +96,53 @@ def test_a_missing_node_global_is_told_as_the_sandboxs() -> None:
     assert host_global_told("TypeError", "fetch is not defined") == "fetch is not defined"
     # the context builds Buffer, so a ReferenceError for it is the version's own doing
     assert host_global_told("ReferenceError", "Buffer is not defined") == "Buffer is not defined"
+
+
+#: A harness as HumanEval-X writes it: the function called by its name, no candidate.
+CONSOLE_HARNESS = """const testTriangle = () => {
+  console.assert(area(3, 4, 5) === 6)
+  console.assert(
+    1.5 === area(1, 2, 2.5)
+  )
+  console.assert(JSON.stringify(area(1, 1, [2])) === JSON.stringify([1, {b: 2}]))
+  console.assert(area(1, 2, 10) == null)
+  console.assert(area(2, 2, 2) == 1.73)
+  console.assert(!area(0, 0, 0))
+  console.assert(Math.abs(area(1, 1, 1) - 0.43) < 1e-2)
+  console.assert(area(1, 1, x) === 2)
+  console.assert(other(1) === 2)
+  console.assert(area(1, 1, 1) === helper(2))
+  console.assert(true)
+}
+testTriangle()
+"""
+
+
+def test_a_console_assert_harness_gives_graded_calls_and_truthy_examples() -> None:
+    name, cases = harness_tests(CONSOLE_HARNESS, ["area"])
+    assert name is None  # no candidate: the function is the one named
+    calls = [c for c in cases if c.kind == "call"]
+    assert [(c.args, c.expected) for c in calls] == [
+        ((3, 4, 5), 6), ((1, 2, 2.5), 1.5),
+        ((1, 1, [2]), [1, {"$": "object", "v": [["b", 2]]}]),
+        ((1, 2, 10), NULLISH)]
+    assert [c.name for c in calls] == ["check 2", "check 3", "check 6", "check 7"]
+    # a loose comparison with a value ("6.00" == 6 holds), a negation and a tolerance run
+    # whole, as the harness runs them, and must give a truthy value
+    examples = [c for c in cases if c.kind == "example"]
+    assert [c.name for c in examples] == ["check 8", "check 9", "check 10"]
+    assert all(c.expected is True and c.has_expected for c in examples)
+    assert "Boolean(area(2, 2, 2) == 1.73)" in (examples[0].source or "")
+    assert "Boolean(!area(0, 0, 0))" in (examples[1].source or "")
+    # a variable, another function, a name the harness defines: not read
+    assert len(cases) == 7
+
+
+def test_a_console_assert_harness_calls_the_function_the_versions_define() -> None:
+    ss = VersionSet.from_codes("JavaScript/71", [
+        "const area = (a, b, c) => 6;", "const area = (a, b, c) => 7;"],
+        language="javascript")
+    ss.tests.append(Case("check", source=CONSOLE_HARNESS))
+    got = set_tests(ss)
+    assert got.entry == "area" and not got.hidden
+    assert len(got.tests) == 7 and not got.notes

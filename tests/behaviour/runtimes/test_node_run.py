@@ -314,3 +314,28 @@ def test_a_name_imported_from_a_package_is_told_as_one_a_version_alone_lacks(
     assert [row[0][2] if row[0] else None for row in report.outcomes] == [
         "sum is not defined (imported from `lodash`: a version run alone has no packages)",
         "tally is not defined"]
+
+
+def test_a_console_assert_harness_grades_as_it_compares(node_sandboxed: object) -> None:
+    # HumanEval-X: console.assert prints and goes on, so a harness never fails; here each
+    # assert grades. "6.00" == 6 holds (loose), [1, 2] is compared through JSON
+    harness = ("const t = () => {\n"
+               "  console.assert(area(3, 4, 5) == 6.0)\n"
+               "  console.assert(JSON.stringify(sides(3)) === JSON.stringify([3, 3]))\n"
+               "  console.assert(!area(0, 0, 0))\n"
+               "}\nt()\n")
+    versions = [
+        "const area = (a, b, c) => { const s = (a + b + c) / 2;\n"
+        "  return Math.sqrt(s * (s - a) * (s - b) * (s - c)).toFixed(2); };\n"
+        "const sides = (n) => [n, n];",
+        "const area = (a, b, c) => a * b / 2;\nconst sides = (n) => [n, n];",
+        "const area = (a, b, c) => a + b + c;\nconst sides = (n) => [n];",
+    ]
+    ss = VersionSet.from_codes("JavaScript/71", versions, language="javascript",
+                              entry_point="area")
+    ss.tests.append(TestCase("check", source=harness))
+    report = run_dynamic(ss, DynamicOptions(hypothesis_examples=0, scaling=False))
+    # sides' assert is another function's: not read. The first passes "6.00" == 6 and
+    # fails !"0.00" (a non-empty string is truthy), as the harness would; the second
+    # gives 6 and 0; the third 12 and 0
+    assert [c.pass_rate for c in report.candidates] == [0.5, 1.0, 0.5]

@@ -1,12 +1,19 @@
 """A JavaScript or TypeScript set's own tests, and the function they call.
 
-Three sources, read without running anything:
+Four sources, read without running anything:
 
 - ``call`` cases of the set (``{"args": [...], "expected": ...}``): plain JSON values
   read as JavaScript's (an object without a ``"$"`` tag is an object literal);
 - a harness as MultiPL-E writes it (a string: ``let candidate = f;`` then
   ``assert.deepEqual(candidate(<literals>), <literal>)``): each such assert one graded call;
   ``deepEqual`` and ``equal`` are loose, so their ``null`` and ``undefined`` expect either;
+- a harness as HumanEval-X writes it, calling the function by its name:
+  ``console.assert(f(<literals>) === <literal>)`` (either side; ``== null`` expects
+  either nullish value), with ``JSON.stringify`` on both sides for arrays and objects,
+  each one graded call; any other (``f(x) == 6``, which ``"6.00"`` passes)
+  ``console.assert(<expression>)`` calling it with literals and reading no other name
+  (``!f(x)``, ``Math.abs(f(x) - 0.5) < 1e-6``) runs whole as a code example that must
+  give a truthy value;
 - for a HumanEval task (``HumanEval/0``, MultiPL-E's ``HumanEval_0_has_close_elements``)
   without tests of its own, the benchmark's Python tests whose calls are all literals,
   their values read as JavaScript's (``None`` expects ``null`` or ``undefined``).
@@ -27,6 +34,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from codequorum.behaviour.runtimes import js_example_code
 from codequorum.behaviour.runtimes.js_entry import defined_names, guess_entry, same_function
 from codequorum.behaviour.runtimes.js_literals import (
     NULLISH,
@@ -45,6 +53,8 @@ from codequorum.ingest import humaneval
 #: The asserts of a harness read as graded calls, and whether each is loose.
 ASSERTS = {"assert.deepEqual": True, "assert.equal": True, "assert.deepStrictEqual": False,
            "assert.strictEqual": False}
+#: ``console.assert``'s comparisons read as graded calls, and whether each is loose.
+CONSOLE_COMPARISONS = {"===": False, "==": True}
 _TASK = re.compile(r"^HumanEval[/_-](\d+)(?:[/_-](.*))?$")
 _CANDIDATE = re.compile(r"\b(?:let|const|var)\s+candidate\s*=\s*([A-Za-z_$][\w$.]*)\s*;?")
 
@@ -97,11 +107,12 @@ def _loosened(value: Any) -> Any:
     return value
 
 
-def harness_tests(source: str) -> tuple[str | None, list[TestCase]]:
-    """A MultiPL-E style harness -> (the function its ``candidate`` is, its asserts that
-    call it with literals, as graded calls)."""
+def harness_tests(source: str, names: Sequence[str] = ()) -> tuple[str | None,
+                                                                     list[TestCase]]:
+    """A MultiPL-E or HumanEval-X style harness -> (the function its ``candidate`` is, its
+    asserts that call it, or one of ``names``, with literals, as graded calls)."""
     alias = _CANDIDATE.search(source)
-    callee = {"candidate", alias.group(1)} if alias else {"candidate"}
+    callee = {"candidate", *names, *([alias.group(1)] if alias else [])}
     try:
         root = parse(source, "javascript").root_node
     except (InputLimitError, UserError, ValueError):
@@ -111,7 +122,7 @@ def harness_tests(source: str) -> tuple[str | None, list[TestCase]]:
     while stack:
         node = stack.pop()
         stack.extend(reversed(node.named_children))
-        case = _assert_case(node, callee)
+        case = _assert_case(node, callee) or _console_case(node, callee)
         if case is not None:
             cases.append(case)
     return (alias.group(1) if alias else None), cases
@@ -137,6 +148,74 @@ def _assert_case(node: Node, callee: set[str]) -> TestCase | None:
         expected = _loosened(expected)
     return TestCase("call", args=call_args, expected=expected, has_expected=True,
                     name=f"check {node.start_point[0] + 1}")
+
+
+def _console_case(node: Node, callee: set[str]) -> TestCase | None:
+    """``console.assert(f(1) === 2)`` -> a graded call; another ``console.assert(...)``
+    calling ``f`` with literals -> a code example expected truthy; None otherwise."""
+    fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+    if fn is None or node_text(fn) != "console.assert":
+        return None
+    arguments = node.child_by_field_name("arguments")
+    args = [c for c in arguments.named_children if c.type != "comment"] if arguments else []
+    if not args:
+        return None
+    name = f"check {node.start_point[0] + 1}"
+    compared = _compared(args[0], callee)
+    if compared is not None:
+        call_args, expected = compared
+        return TestCase("call", args=call_args, expected=expected, has_expected=True, name=name)
+    return _truthy_example(node_text(args[0]), callee, name)
+
+
+def _compared(node: Node, callee: set[str]) -> tuple[tuple[Any, ...], Any] | None:
+    """``f(1) === 2``, ``2 == f(1)``, ``JSON.stringify(f(x)) === JSON.stringify([1])`` ->
+    (the call's literal arguments, the value it must give); None for any other form."""
+    operator = node.child_by_field_name("operator")
+    if node.type != "binary_expression" or operator is None:
+        return None
+    loose = CONSOLE_COMPARISONS.get(node_text(operator))
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if loose is None or left is None or right is None:
+        return None
+    for call, value in ((left, right), (right, left)):
+        stringified = _unstringified(call) is not call and _unstringified(value) is not value
+        call, value = _unstringified(call), _unstringified(value)
+        target = call.child_by_field_name("function") if call.type == "call_expression" \
+            else None
+        if target is None or node_text(target) not in callee:
+            continue
+        try:
+            call_args, expected = call_arguments(call), literal(value)
+        except NotLiteral:
+            return None
+        if loose and not stringified:
+            # ``"6.00" == 6`` holds: only a nullish value is compared as a value (either
+            # nullish), anything else as the harness compares it
+            return (call_args, NULLISH) if _loosened(expected) is NULLISH else None
+        return call_args, expected
+    return None
+
+
+def _unstringified(node: Node) -> Node:
+    """The argument of ``JSON.stringify(x)``; ``node`` itself otherwise."""
+    fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+    arguments = node.child_by_field_name("arguments")
+    if fn is None or node_text(fn) != "JSON.stringify" or arguments is None:
+        return node
+    args = [c for c in arguments.named_children if c.type != "comment"]
+    return args[0] if len(args) == 1 else node
+
+
+def _truthy_example(expression: str, callee: set[str], name: str) -> TestCase | None:
+    """``expression`` run whole as a code example expected truthy, where it calls one of
+    ``callee`` and reads no other name."""
+    if not any(js_example_code.calls(expression, c, "javascript") for c in callee):
+        return None
+    source = js_example_code.example_source(f"Boolean({expression})", [], "javascript")
+    if source is None or not js_example_code.reads(source) <= callee:
+        return None
+    return TestCase("example", source=source, expected=True, has_expected=True, name=name)
 
 
 def _hidden(task: str) -> tuple[list[TestCase], int]:
@@ -187,7 +266,9 @@ def set_tests(version_set: VersionSet) -> SetTests:
         if t.kind == "call":
             out.tests.append(_call_case(t))
         elif t.kind == "check" and t.source:
-            name, cases = harness_tests(t.source)
+            named = resolve_entry(wanted, version_set.codes, version_set.language,
+                                  version_set.prompt)
+            name, cases = harness_tests(t.source, [named] if named else [])
             wanted = wanted or name
             out.tests.extend(cases)
             if not cases:
