@@ -2,17 +2,20 @@
 
 The versions are HumanEval-X's JavaScript canonical solutions (THUDM/CodeGeeX,
 ``codegeex/benchmark/humaneval-x/js/data/humaneval_js.jsonl.gz``, Apache-2.0; read by path,
-never copied here) and, beside each, single-site mutants of it: a comparison, arithmetic or
-logical operator swapped for its neighbour (``<`` for ``<=``, ``+`` for ``-``, ``&&`` for
-``||``), an integer literal moved by one, a boolean flipped (:func:`mutants`, seeded by the
-task). They are not a model's generations: a version here is wrong by one slip, never by
-misreading the prompt, so the figures show the whole path at the size of a benchmark (every
-version runs, every set is scored, how long it takes) and how the pick and the risk read
-such slips, not how they read a model's answers.
+never copied here) and, beside each, mutants of it: a comparison, arithmetic or logical
+operator swapped for its neighbour (``<`` for ``<=``, ``+`` for ``-``, ``&&`` for ``||``),
+an integer literal moved by one, a boolean flipped, at one site, or at two where a solution
+has too few sites for nine single ones (:func:`mutants`, seeded by the task). They are
+not a model's generations: a version here is wrong by a slip or two, never by misreading
+the prompt, so the figures show the whole path at the size of a benchmark (every version
+runs, every set is scored, how long it takes) and how the pick and the risk read such
+slips, not how they read a model's answers.
 
-Truth: each version runs the task's own harness (its ``console.assert`` lines read as
-graded calls and truthy examples, ``js_tests.harness_tests``) in the strict Node sandbox
-(``run_node_candidate``); right = every one passes. Then ``codequorum score --dynamic``
+Truth: each version runs the task's own harness (its ``console.assert`` lines that call
+the function, read as graded calls and truthy examples, ``js_tests.harness_tests``) in the
+strict Node sandbox (``run_node_candidate``); right = every one passes. A task whose
+harness checks only in a loop over random values has no truth and is left out of the
+figures (it is still scored). Then ``codequorum score --dynamic``
 on the set as an editor has it (prompt and versions, no tests), as a subprocess, and the
 kept version against random and the oracle, the risk against "the kept version is wrong".
 
@@ -78,19 +81,26 @@ def sites(code: str, start: int) -> list[tuple[int, int, str]]:
 
 
 def mutants(code: str, start: int, count: int, seed: int) -> list[str]:
-    """Up to ``count`` distinct single-site mutants of ``code`` that parse."""
+    """Up to ``count`` distinct mutants of ``code`` that parse: one site changed each, then,
+    where a solution has too few sites for ``count`` of them, two."""
     places = sites(code, start)
     rng = random.Random(seed)
     data = code.encode("utf-8")
     out: list[str] = []
-    for _ in range(TRIES):
-        if len(out) >= count or not places:
-            break
-        a, b, text = rng.choice(places)
-        mutant = (data[:a] + text.encode("utf-8") + data[b:]).decode("utf-8")
-        if mutant != code and mutant not in out \
-                and not parse(mutant, "javascript").root_node.has_error:
-            out.append(mutant)
+    for changes in (1, 2):
+        for _ in range(TRIES):
+            if len(out) >= count or len(places) < changes:
+                break
+            chosen = sorted(rng.sample(places, changes), reverse=True)
+            if len({a for a, _b, _t in chosen}) < changes:
+                continue
+            mutant = data
+            for a, b, text in chosen:  # from the end: earlier offsets stay right
+                mutant = mutant[:a] + text.encode("utf-8") + mutant[b:]
+            text_of = mutant.decode("utf-8")
+            if text_of != code and text_of not in out \
+                    and not parse(text_of, "javascript").root_node.has_error:
+                out.append(text_of)
     return out
 
 
@@ -103,20 +113,30 @@ def version_sets(problems: list[dict[str, Any]], versions: int) -> list[dict[str
                                      versions - 1, seed=k)]
         random.Random(1000 + k).shuffle(codes)
         rows.append({"task_id": f"js-x/{k}", "language": "javascript",
-                     "prompt": p["prompt"], "versions": codes, "test": p["test"],
+                     "entry_point": entry_point(p["declaration"]), "prompt": p["prompt"],
+                     "versions": codes, "test": p["test"],
                      "canonical": codes.index(canonical)})
     return rows
 
 
-def grade(row: dict[str, Any], jobs: int) -> list[bool]:
-    """Whether each version passes every assert of the task's harness, in the strict
-    Node sandbox."""
-    names = sorted({n for c in row["versions"] for n in defined_names(c, "javascript")})
-    _, cases = harness_tests(row["test"], names)
-    entry = next((n for n in defined_names(row["versions"][0], "javascript")), None)
+def entry_point(declaration: str) -> str | None:
+    """The function a HumanEval-X declaration opens (``const add = (a, b) => {``; the
+    prompt may define helpers before it)."""
+    names = [n for n in defined_names(declaration + "}", "javascript")]
+    return names[-1] if names else None
+
+
+def grade(row: dict[str, Any], jobs: int) -> list[bool] | None:
+    """Whether each version passes every assert of the task's harness that calls the
+    function, in the strict Node sandbox; None when the harness has no such assert (it
+    checks in a loop over random values, or through another function)."""
+    entry = row["entry_point"]
+    _, cases = harness_tests(row["test"], [entry] if entry else [])
+    if not cases or not entry:
+        return None
 
     def one(code: str) -> bool:
-        result = run_node_candidate(code, cases, entry or "f")
+        result = run_node_candidate(code, cases, entry)
         return result.status == "ok" and bool(result.tests) and all(
             t.passed is True for t in result.tests)
 
@@ -136,12 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     if find_node() is None:
         raise SystemExit("no Node to run the versions")
     rows = version_sets(read_problems(args.data)[:args.tasks], args.versions)
-    truth = {r["task_id"]: grade(r, args.jobs) for r in rows}
+    graded = {r["task_id"]: grade(r, args.jobs) for r in rows}
+    truth = {task: t for task, t in graded.items() if t is not None}
     versions = sum(len(r["versions"]) for r in rows)
     right = sum(sum(t) for t in truth.values())
-    canonical = sum(1 for r in rows if truth[r["task_id"]][r["canonical"]])
-    print(f"{len(rows)} tasks, {versions} versions ({right} right by their harness); "
-          f"canonical solutions right: {canonical} of {len(rows)}")
+    canonical = [r["task_id"] for r in rows
+                 if r["task_id"] in truth and not truth[r["task_id"]][r["canonical"]]]
+    print(f"{len(rows)} tasks, {versions} versions; {len(truth)} tasks whose harness "
+          f"grades ({right} versions right); canonical solutions failing theirs: "
+          f"{', '.join(canonical) or 'none'}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
