@@ -21,6 +21,7 @@ kept version against random and the oracle, the risk against "the kept version i
 
     .venv/bin/python bench/bench_humaneval_x.py --data PATH/humaneval_js.jsonl.gz
     .venv/bin/python bench/bench_humaneval_x.py --data PATH --tasks 10 --versions 4
+    .venv/bin/python bench/bench_humaneval_x.py --smoke   # two problems written here
 """
 
 from __future__ import annotations
@@ -43,12 +44,31 @@ from codequorum.behaviour.runtimes.js_entry import defined_names  # noqa: E402
 from codequorum.behaviour.runtimes.js_tests import harness_tests  # noqa: E402
 from codequorum.behaviour.runtimes.node_sandbox import find_node, run_node_candidate  # noqa: E402
 from codequorum.core.parsing import parse  # noqa: E402
+from reference_data import skipped  # noqa: E402
 
 #: Operators swapped for their neighbour, one site per mutant.
 SWAPS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "===": "!==", "!==": "===",
          "==": "!=", "!=": "==", "+": "-", "-": "+", "*": "+", "&&": "||", "||": "&&"}
 #: Tries at drawing distinct mutants before a task keeps fewer versions.
 TRIES = 200
+#: ``--smoke``'s problems, written as HumanEval-X writes its own.
+SMOKE = [
+    {"task_id": "JavaScript/s0",
+     "prompt": "/* Count the items above the limit.\n  >>> above([1, 5], 2)\n  1\n  */\n"
+               "const above = (xs, limit) => {\n",
+     "declaration": "\nconst above = (xs, limit) => {\n",
+     "canonical_solution": "  let n = 0;\n  for (const x of xs) { if (x > limit) n += 1; }\n"
+                           "  return n;\n}\n",
+     "test": "const t = () => {\n  console.assert(above([1, 5], 2) === 1)\n"
+             "  console.assert(above([3, 3], 3) === 0)\n}\nt()\n"},
+    {"task_id": "JavaScript/s1",
+     "prompt": "/* The pair of halves.\n  >>> halves(4)\n  [2, 2]\n  */\n"
+               "const halves = (n) => {\n",
+     "declaration": "\nconst halves = (n) => {\n",
+     "canonical_solution": "  return [Math.floor(n / 2), n - Math.floor(n / 2)];\n}\n",
+     "test": "const t = () => {\n  console.assert(JSON.stringify(halves(5)) === "
+             "JSON.stringify([2, 3]))\n  console.assert(!halves(0)[0])\n}\nt()\n"},
+]
 
 
 def read_problems(path: Path) -> list[dict[str, Any]]:
@@ -146,16 +166,21 @@ def grade(row: dict[str, Any], jobs: int) -> list[bool] | None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--data", type=Path, required=True,
-                    help="HumanEval-X's humaneval_js.jsonl.gz")
+    ap.add_argument("--data", type=Path, help="HumanEval-X's humaneval_js.jsonl.gz")
     ap.add_argument("--tasks", type=int, default=164)
     ap.add_argument("--versions", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--keep", type=Path, help="write the set and its report here")
+    ap.add_argument("--smoke", action="store_true", help="two problems written here, 3 versions")
     args = ap.parse_args(argv)
+    if args.data is None and not args.smoke:
+        ap.error("--data names HumanEval-X's humaneval_js.jsonl.gz (or --smoke)")
     if find_node() is None:
+        if args.smoke:
+            skipped("no Node to run the versions")
         raise SystemExit("no Node to run the versions")
-    rows = version_sets(read_problems(args.data)[:args.tasks], args.versions)
+    problems = SMOKE if args.smoke else read_problems(args.data)[:args.tasks]
+    rows = version_sets(problems, 3 if args.smoke else args.versions)
     graded = {r["task_id"]: grade(r, args.jobs) for r in rows}
     truth = {task: t for task, t in graded.items() if t is not None}
     versions = sum(len(r["versions"]) for r in rows)
