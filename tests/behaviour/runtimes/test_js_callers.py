@@ -511,6 +511,15 @@ def test_a_row_spread_into_the_call_and_a_copied_result_grade(tmp_path: Path) ->
     assert wrapped == ['!!(slug("Foo Bar"))', '!!(slug("-", "extra"))']
 
 
+def _tested(root: Path, name: str, source: str, entry: str, test: str) -> ModuleContext:
+    """The context of ``entry`` in a checkout holding ``name``.js (``source``) and its test
+    ``name``.test.js (``test``)."""
+    (root / ".git").mkdir()
+    (root / f"{name}.js").write_text(source)
+    (root / f"{name}.test.js").write_text(test)
+    return js_module_view(source, root / f"{name}.js", root).context(entry)
+
+
 def _ran(context: ModuleContext, codes: list[str], entry: str) -> DynamicReport:
     """The JavaScript versions ``codes`` of ``entry`` run in ``context`` on its inputs (no
     drawn ones, no scaling series)."""
@@ -528,14 +537,11 @@ def test_an_assertion_on_an_expression_wrapping_the_call_grades_it_run_whole(
     range(2)).length, 2)``: each runs whole in the module, graded, beside the bare call; the
     version that yields one item too many fails both, the one returning an array passes as
     the test would; a wrapper reading a name of the test's own is no input."""
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "range.js").write_text(RANGE)
-    (tmp_path / "range.test.js").write_text(
+    context = _tested(tmp_path, "range", RANGE, "range", (
         "import { range } from './range.js';\ntest('range', () => {\n"
         "  expect([...range(3)]).toEqual([0, 1, 2]);\n"
         "  assert.strictEqual(Array.from(range(2)).length, 2);\n"
-        "  expect([...range(1)].concat(extra)).toEqual([0]);\n});\n")
-    context = js_module_view(RANGE, tmp_path / "range.js", tmp_path).context("range")
+        "  expect([...range(1)].concat(extra)).toEqual([0]);\n});\n"))
     found = [(c.args, c.wrapped[0] if c.wrapped else None,
               c.expectation.expected if c.expectation else None)
              for c in literal_calls(context, "range")]
@@ -561,15 +567,12 @@ def test_matchers_other_than_equality_grade_through_what_they_say(
     """``expect(isEmail('a@b.co')).toBeTruthy()``, ``toBeFalsy()`` over a table's rows,
     ``assert.ok``: each runs as ``!!(isEmail(...))`` in the module, graded ``true`` or
     ``false``; the version that only looks for ``@`` fails the rows it lets through."""
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "email.js").write_text(EMAIL)
-    (tmp_path / "email.test.js").write_text(
+    context = _tested(tmp_path, "email", EMAIL, "isEmail", (
         "import { isEmail } from './email.js';\n"
         "test('yes', () => {\n  expect(isEmail('a@b.co')).toBeTruthy();\n"
         "  assert.ok(isEmail('x.y@z.org'));\n});\n"
         "test.each(['a@b', '@b.co', 'a b@c.de'])('no %s', (s) => {\n"
-        "  expect(isEmail(s)).toBeFalsy();\n});\n")
-    context = js_module_view(EMAIL, tmp_path / "email.js", tmp_path).context("isEmail")
+        "  expect(isEmail(s)).toBeFalsy();\n});\n"))
     loose = "export function isEmail(s) {\n  return s.includes('@');\n}\n"
     report = _ran(context, [EMAIL, loose], "isEmail")
     graded = [(i["label"], [row[k] for row in report.passes])
@@ -591,12 +594,9 @@ def test_to_match_object_grades_the_keys_it_names(node_sandboxed: object,
     """``expect(parse('a=1')).toMatchObject({ key: 'a', parts: ['a', '1'] })``: every key
     named holds an equal value (arrays item by item); a version that swaps key and value
     fails, one that adds a key passes, as Jest would have it."""
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "parse.js").write_text(PARSE)
-    (tmp_path / "parse.test.js").write_text(
+    context = _tested(tmp_path, "parse", PARSE, "parse", (
         "import { parse } from './parse.js';\ntest('p', () => {\n"
-        "  expect(parse('a=1')).toMatchObject({ key: 'a', parts: ['a', '1'] });\n});\n")
-    context = js_module_view(PARSE, tmp_path / "parse.js", tmp_path).context("parse")
+        "  expect(parse('a=1')).toMatchObject({ key: 'a', parts: ['a', '1'] });\n});\n"))
     swapped = PARSE.replace("{ key: k, value: v, parts: [k, v] }",
                             "{ key: v, value: k, parts: [v, k] }")
     more = PARSE.replace("parts: [k, v] }", "parts: [k, v], extra: true }")
@@ -636,14 +636,11 @@ def test_an_expected_value_holding_asymmetric_matchers_grades_as_jest_compares_i
     """``expect(make('ann')).toEqual({ id: expect.any(String), name: 'ann', tags:
     expect.arrayContaining(['new']) })``: the version whose ``id`` is a number, and the
     one that drops a tag, fail; the real one passes."""
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "make.js").write_text(MAKE)
-    (tmp_path / "make.test.js").write_text(
+    context = _tested(tmp_path, "make", MAKE, "make", (
         "import { make } from './make.js';\ntest('m', () => {\n"
         "  expect(make('ann')).toEqual({ id: expect.any(String), name: 'ann',\n"
         "    tags: expect.arrayContaining(['new']) });\n"
-        "  expect(make('bo')).toEqual(expect.objectContaining({ name: 'bo' }));\n});\n")
-    context = js_module_view(MAKE, tmp_path / "make.js", tmp_path).context("make")
+        "  expect(make('bo')).toEqual(expect.objectContaining({ name: 'bo' }));\n});\n"))
     numbered = MAKE.replace("`u-${name.length}`", "name.length")
     untagged = MAKE.replace("['new', name]", "[name]")
     report = _ran(context, [MAKE, numbered, untagged], "make")
