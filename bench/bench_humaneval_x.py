@@ -39,10 +39,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_js_humaneval import judgement, print_judgement, score  # noqa: E402
+from bench_js_humaneval import judgement, passes_all, print_judgement, score  # noqa: E402
 from codequorum.behaviour.runtimes.js_entry import defined_names  # noqa: E402
 from codequorum.behaviour.runtimes.js_tests import harness_tests  # noqa: E402
-from codequorum.behaviour.runtimes.node_sandbox import find_node, run_node_candidate  # noqa: E402
+from codequorum.behaviour.runtimes.node_sandbox import find_node  # noqa: E402
 from codequorum.core.parsing import parse  # noqa: E402
 from reference_data import skipped  # noqa: E402
 
@@ -142,7 +142,7 @@ def version_sets(problems: list[dict[str, Any]], versions: int) -> list[dict[str
 def entry_point(declaration: str) -> str | None:
     """The function a HumanEval-X declaration opens (``const add = (a, b) => {``; the
     prompt may define helpers before it)."""
-    names = [n for n in defined_names(declaration + "}", "javascript")]
+    names = list(defined_names(declaration + "}", "javascript"))
     return names[-1] if names else None
 
 
@@ -155,13 +155,8 @@ def grade(row: dict[str, Any], jobs: int) -> list[bool] | None:
     if not cases or not entry:
         return None
 
-    def one(code: str) -> bool:
-        result = run_node_candidate(code, cases, entry)
-        return result.status == "ok" and bool(result.tests) and all(
-            t.passed is True for t in result.tests)
-
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(one, row["versions"]))
+        return list(pool.map(lambda code: passes_all(code, cases, entry), row["versions"]))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -122,13 +122,15 @@ def grade(task: JsTask, codes: list[str], jobs: int) -> list[bool]:
     cases = [TestCase(kind="call", args=tuple(t["args"]), expected=t["expected"],
                       has_expected=True, name=t["name"]) for t in task.tests]
 
-    def one(code: str) -> bool:
-        result = run_node_candidate(code, cases, task.entry_point)
-        return result.status == "ok" and bool(result.tests) and all(
-            t.passed is True for t in result.tests)
-
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(one, codes))
+        return list(pool.map(lambda code: passes_all(code, cases, task.entry_point), codes))
+
+
+def passes_all(code: str, cases: list[TestCase], entry: str) -> bool:
+    """Whether ``code`` runs in the strict Node sandbox and passes every one of ``cases``."""
+    result = run_node_candidate(code, cases, entry)
+    return result.status == "ok" and bool(result.tests) and all(
+        t.passed is True for t in result.tests)
 
 
 # --------------------------------------------------------------------------- scoring
