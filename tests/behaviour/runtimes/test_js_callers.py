@@ -650,3 +650,23 @@ def test_an_expected_value_holding_asymmetric_matchers_grades_as_jest_compares_i
         ('make("ann") equal to { id: expect.any(String), name: \'ann\', tags: '
          "expect.arrayContaining(['new']) }", [True, False, False]),
         ("make(\"bo\") equal to expect.objectContaining({ name: 'bo' })", [True, True, True])]
+
+
+def test_a_row_item_with_a_default_reads_as_javascript_defaults_it(tmp_path: Path) -> None:
+    """node-semver's tables: ``const loose = tuple[2] || false`` of a row of two is the
+    default, of a row of three its item; ``??`` keeps every value but null and undefined."""
+    major = "export const major = (a, loose, n) => 1;\n"
+    context = _tested(tmp_path, "major", major, "major", (
+        "import { major } from './major.js';\ntest('t', (t) => {\n"
+        "  [['1.2.3', 1], ['=2.0.0', 2, true], ['3.0.0', 3, 0, null]].forEach((tuple) => {\n"
+        "    const loose = tuple[2] || false\n"
+        "    const n = tuple[3] ?? 7\n"
+        "    t.equal(major(tuple[0], loose, n), tuple[1])\n"
+        "  })\n"
+        "  ;[['4.0.0', 4]].forEach((row) => t.equal(major(row[0], row[2] || row[5]), 4))\n"
+        "  t.end()\n});\n"))
+    found = [(c.args, c.expectation.expected if c.expectation else None)
+             for c in literal_calls(context, "major")]
+    # a default that is itself missing reads nothing: that call is no input
+    assert found == [(("1.2.3", False, 7), 1), (("=2.0.0", True, 7), 2),
+                     (("3.0.0", False, 7), 3)]

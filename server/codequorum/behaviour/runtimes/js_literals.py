@@ -29,6 +29,12 @@ class NotLiteral(ValueError):
     """A node that is not a literal value."""
 
 
+class Missing(NotLiteral):
+    """A bound value read where it holds nothing (``row[2]`` of a row of two): JavaScript's
+    ``undefined``, which a default (``row[2] || false``) replaces."""
+
+
+
 #: How deep a literal may nest (arrays in arrays, objects in objects) before it is no input.
 MAX_LITERAL_DEPTH = 64
 
@@ -42,9 +48,37 @@ def literal(node: Node, bound: Mapping[str, Any] | None = None) -> Any:
         return bound[node_text(node)]
     if bound and node.type in ("member_expression", "subscript_expression"):
         return _read(node, bound)
+    if bound and node.type == "binary_expression":
+        defaulted = _defaulted(node, bound)
+        if defaulted is not _NO_DEFAULT:
+            return defaulted
     if _depth(node) > MAX_LITERAL_DEPTH:
         raise NotLiteral("nested too deep")
     return _literal(node)
+
+
+#: What :func:`_defaulted` gives for an expression that is no default.
+_NO_DEFAULT = object()
+#: Canonical values JavaScript's ``||`` passes over (``-0`` is written ``0`` here).
+_FALSY: tuple[Any, ...] = (None, False, 0, "", {"$": "undefined"}, {"$": "number", "v": "NaN"})
+
+
+def _defaulted(node: Node, bound: Mapping[str, Any]) -> Any:
+    """``row[2] || false``, ``opts.loose ?? false`` over a ``bound`` value: its value where
+    it holds one JavaScript keeps (truthy for ``||``, not nullish for ``??``), else the
+    default's; :data:`_NO_DEFAULT` for any other binary expression."""
+    operator = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if operator is None or left is None or right is None \
+            or node_text(operator) not in ("||", "??"):
+        return _NO_DEFAULT
+    try:
+        value = literal(left, bound)
+    except Missing:
+        return literal(right, bound)
+    kept = (value not in (None, {"$": "undefined"}) if node_text(operator) == "??"
+            else not any(type(value) is type(f) and value == f for f in _FALSY))
+    return value if kept else literal(right, bound)
 
 
 def _read(node: Node, bound: Mapping[str, Any]) -> Any:
@@ -70,7 +104,7 @@ def _read(node: Node, bound: Mapping[str, Any]) -> Any:
         return len(base.encode("utf-16-le")) // 2
     if isinstance(base, list) and type(key) is int and 0 <= key < len(base):
         return base[key]
-    raise NotLiteral(f"{node.type} of nothing")
+    raise Missing(f"{node.type} of nothing")
 
 
 def _depth(node: Node) -> int:
