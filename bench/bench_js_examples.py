@@ -29,6 +29,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from codequorum.behaviour.examples import docstring  # noqa: E402
 from codequorum.behaviour.input_plan import collect_inputs  # noqa: E402
 from codequorum.behaviour.runtimes.js_inputs import examples  # noqa: E402
 from codequorum.core.model import VersionSet  # noqa: E402
@@ -47,7 +48,7 @@ from js_humaneval import (  # noqa: E402
 def multipl_e_prompt(prompt: str, entry: str) -> str:
     """The problem's comment and stub as MultiPL-E writes them for JavaScript."""
     fn = _function(prompt, entry)
-    lines = textwrap.dedent(ast.get_docstring(fn, clean=True) or "").strip("\n").splitlines()
+    lines = textwrap.dedent(docstring(fn) or "").strip("\n").splitlines()
     out: list[str] = []
     k = 0
     while k < len(lines):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codequorum.behaviour.examples import doctest_cases
+from codequorum.behaviour.examples import docstring, doctest_cases
 from codequorum.behaviour.input_plan import find_function, parameters
 from codequorum.core.model import Receiver
 
@@ -229,3 +229,102 @@ def test_brackets_inside_a_prose_examples_strings_are_text() -> None:
     assert _cases(code, "match_parens") == [
         ((["()(", ")"],), "Yes", True), (([")", ")"],), "No", True),
         ((["(", ")"],), "Yes", True)]
+
+
+WORKED = '''
+def fruit(s, n):
+    """Prose examples that show their working.
+
+    fruit("5 apples and 6 oranges", 19) -> 19 - 5 - 6 = 8
+    fruit("0 apples", 3) == 3 - 0 = 3
+    fruit("a", 2) = 1 + 1 = 2
+    fruit("1example", 1) # => 'No' (it starts with a digit)
+    """
+'''
+
+
+def test_a_worked_sum_gives_its_result_and_an_aside_is_left_out() -> None:
+    assert _cases(WORKED, "fruit") == [
+        (("5 apples and 6 oranges", 19), 8, True),
+        (("0 apples", 3), 3, True),
+        # ``=`` as the arrow states a term (HumanEval/130's ``tri(2) = 1 + (2 / 2) = 2``)
+        (("a", 2), None, False),
+        (("1example", 1), "No", True),
+    ]
+
+
+WORDS = '''
+def is_happy(s):
+    """For example:
+    is_happy(a) => False
+    is_happy(abcd) => True
+    is_happy(s) => True
+    """
+'''
+
+ONE_WORD = '''
+def is_happy(s):
+    """is_happy(abcd) => True"""
+'''
+
+
+def test_bare_words_are_strings_where_two_lines_write_them_so() -> None:
+    # ``s`` names the parameter: that line says what the parameter gives, not an input
+    assert _cases(WORDS, "is_happy") == [(("a",), False, True), (("abcd",), True, True)]
+    assert _cases(ONE_WORD, "is_happy") == []
+
+
+RENAMED = '''
+def numerical_letter_grade(grades):
+    """Example:
+    grade_equation([4.0, 3, 1.7]) ==> ['A+', 'B', 'C-']
+    assert grade_equation([0.0]) => ['E']
+    len(grades) == 3
+    """
+'''
+
+TWO_OTHERS = '''
+def g(xs):
+    """grade([1]) ==> 1
+    score([2]) ==> 2
+    """
+'''
+
+
+def test_examples_written_for_an_earlier_name_call_the_function() -> None:
+    fn = find_function(RENAMED, "numerical_letter_grade")
+    assert fn is not None
+    cases = doctest_cases(fn, "numerical_letter_grade")
+    assert [(c.args, c.expected) for c in cases] == [(([4.0, 3, 1.7],), ["A+", "B", "C-"]),
+                                                     (([0.0],), ["E"])]
+    assert cases[0].name == "numerical_letter_grade([4.0, 3, 1.7])"
+    assert _cases(TWO_OTHERS, "g") == []  # which one is meant is not said
+
+
+BLOCKS = '''
+def max_fill(grid, capacity):
+    import math
+    """Example 1:
+        Input:
+            grid : [[0,0,1,0], [1,1,1,1]]
+            bucket_capacity : 1
+        Output: 6
+
+    For grid = [[1]], capacity = 2, the wells hold 1 the output should be 1.
+
+    grid = [[1, 1]]
+    capacity = 1
+        -> two units, one bucket each
+    return 2
+    """
+'''
+
+
+def test_named_lines_under_input_a_for_line_with_words_and_assignments_then_return() -> None:
+    fn = find_function(BLOCKS, "max_fill")
+    assert fn is not None and docstring(fn) is not None  # the text after ``import math``
+    assert _cases(BLOCKS, "max_fill") == [
+        (([[0, 0, 1, 0], [1, 1, 1, 1]], 1), 6, True),  # names not the parameters': in order
+        (([[1]], 2), 1, True),
+        (([[1, 1]], 1), 2, True),
+    ]

@@ -15,7 +15,22 @@ come from :func:`ast.literal_eval` only:
   value.``, bulleted or not (``for f('a', [1]) == 'a.1'``);
 - ``Input: ...`` with ``Output: ...`` on the same or a following line, the input as
   positional values or as ``name = value`` pairs (``Input: arr = [1, 2], k = 1``);
-- ``For name = value, ... the output should be value`` (also ``the result is``).
+- ``For name = value, ... the output should be value`` (also ``the result is``; words
+  between the values and the verdict are left out: ``For N = 150, the sum is 6 the output
+  should be "110"``);
+- an ``Input:`` line followed by one ``name : value`` (or ``name = value``) line per
+  parameter, then ``Output: ...``; names other than the parameters' are taken in order
+  when there is one a parameter;
+- ``name = value`` lines for the parameters followed within a few lines by ``return
+  value`` (``return = value``);
+- arrows followed by a worked sum (``f(x) -> 19 - 5 - 6 = 8``, ``== 1 + 9 = 10``): the
+  value after its last ``=``; an aside in brackets after the value (``=> 'No' (it starts
+  with a digit)``) is left out;
+- where no example names the function, examples calling one other name (a docstring
+  written for an earlier name: ``grade_equation([4.0]) ==> ['A+']`` over
+  ``numerical_letter_grade``) whose arguments fit its parameters;
+- prose calls whose arguments are bare words, ``is_happy(abc) => True``, as strings,
+  where at least two lines do so with an expected value and no word names a parameter.
 
 ``true``/``false``/``none`` read as Python's, a trailing ``# comment`` is left out, and
 ``name = value`` pairs must name the function's parameters. An example whose arguments or
@@ -25,7 +40,9 @@ expected value are not literals is skipped, or kept without an expected value.
 from __future__ import annotations
 
 import ast
+import builtins
 import doctest
+import inspect
 import itertools
 import re
 import textwrap
@@ -56,6 +73,21 @@ _SAME_LINE_OUTPUT = re.compile(r"\s+output\s*:\s*", re.IGNORECASE)
 _COMMENT_CUTS = 8
 #: How many lines after ``Input:`` its ``Output:`` may come.
 _OUTPUT_WITHIN = 3
+#: ``= 8`` ending a worked sum after an arrow (not ``==``, ``<=``, ``=>``).
+_SUM_RESULT = re.compile(r"(?<![=!<>])=(?![=>])")
+#: Lines of bare-word calls with expected values it takes to read them as strings.
+_WORD_LINES = 2
+#: A name called in prose: ``grade_equation(`` (not a method, ``x.f(``).
+_CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")
+#: How many other names are tried for a docstring naming no call of its function.
+_RENAMED_TRIED = 5
+_BUILTINS = frozenset(dir(builtins))
+#: ``name : value`` or ``name = value``: one parameter's line under a bare ``Input:``.
+_NAMED_LINE = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*(?::|=(?!=))\s*(?P<value>.+)$")
+#: ``return value`` / ``return = value`` after ``name = value`` lines.
+_RETURN = re.compile(r"^return\s*(?:=(?!=)\s*)?(?P<want>.+)$", re.IGNORECASE)
+#: How many lines after its ``name = value`` lines a ``return value`` may come.
+_RETURN_WITHIN = 4
 #: ``For lst = [1, 2] the output should be 6``.
 _FOR = re.compile(  # ``args`` starts at a non-blank: no way to split a run of blanks twice
     r"^for\s+(?P<args>\S.*?),?\s+the\s+(?:output|result|answer)\s+"
@@ -166,18 +198,35 @@ def _call_test(
 def doctest_cases(fn: FunctionNode, name: str) -> list[TestCase]:
     """Call cases from ``fn``'s docstring, in the order of the forms in the module
     docstring, each call once (with its expected value where any form gives one)."""
-    doc = ast.get_docstring(fn, clean=True)
+    doc = docstring(fn)
     if not doc:
         return []
     doc = "\n".join("" if len(line) > MAX_EXAMPLE_LINE_CHARS else line
                      for line in doc.splitlines())
-    found = [*_prompt_cases(doc, name), *_call_line_cases(doc, name),
-             *_input_output_cases(doc, name, fn), *_for_cases(doc, name, fn)]
+    params = _signature(fn)[0]
+    found = [*_prompt_cases(doc, name), *_call_line_cases(doc, name, params),
+             *_input_output_cases(doc, name, fn), *_for_cases(doc, name, fn),
+             *_assignment_cases(doc, name, fn)]
+    if not found:
+        found = _renamed_cases(doc, name, fn)
     out: dict[str, TestCase] = {}
     for case in found:
         if case.name not in out or (case.has_expected and not out[case.name].has_expected):
             out[case.name] = case
     return list(out.values())
+
+
+def docstring(fn: FunctionNode) -> str | None:
+    """``fn``'s docstring, or the string standing first after its imports
+    (``import math`` above the text, as HumanEval/115 writes it), cleaned."""
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            continue
+        if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                and isinstance(stmt.value.value, str)):
+            return inspect.cleandoc(stmt.value.value)
+        return None
+    return None
 
 
 # ----------------------------------------------------------------------------- prompts
@@ -279,9 +328,13 @@ def _prompt_cases(doc: str, name: str) -> Iterator[TestCase]:
 # ----------------------------------------------------------------------------- calls in prose
 
 
-def _call_line_cases(doc: str, name: str) -> Iterator[TestCase]:
-    """``f(1, 2) == 3`` / ``f(1, 2) ➞ 3`` / ``... for f(1) returns 2``, without a prompt."""
+def _call_line_cases(doc: str, name: str, params: Sequence[str] = (),
+                     label: str | None = None) -> Iterator[TestCase]:
+    """``f(1, 2) == 3`` / ``f(1, 2) ➞ 3`` / ``... for f(1) returns 2``, without a prompt;
+    ``f(abc) => True`` too where two lines or more write bare words so (none of
+    ``params``). ``label``: the name the cases call (``name`` is the one written)."""
     start = re.compile(rf"(?<![\w.]){re.escape(name)}\(")
+    words: list[TestCase] = []
     for line in doc.splitlines():
         s = _BULLET.sub("", line.strip())
         if s.startswith(">>>"):
@@ -289,10 +342,60 @@ def _call_line_cases(doc: str, name: str) -> Iterator[TestCase]:
         closes = _closing_brackets(s)
         for m in start.finditer(s):
             end = closes.get(m.end() - 1)
-            case = None if end is None else _arrow_case(s[m.start() : end + 1], s[end + 1 :],
-                                                        name)
+            if end is None:
+                continue
+            call_text, rest = s[m.start() : end + 1], s[end + 1 :]
+            case = _arrow_case(call_text, rest, name, label)
             if case is not None:
                 yield case
+                continue
+            word = _word_case(call_text, rest, name, params, label)
+            if word is not None:
+                words.append(word)
+    if len(words) >= _WORD_LINES:
+        yield from words
+
+
+def _renamed_cases(doc: str, name: str, fn: FunctionNode) -> list[TestCase]:
+    """Examples calling one other name, for a docstring that names no call of ``name``:
+    the cases of the one name whose examples give expected values and fit ``fn``'s
+    parameters; none when two names would."""
+    params, required = _signature(fn)
+    found: list[list[TestCase]] = []
+    for other in _called_names(doc, name):
+        cases = [c for c in _call_line_cases(doc, other, params, label=name)
+                 if not c.kwargs and required <= len(c.args) <= len(params)]
+        if any(c.has_expected for c in cases):
+            found.append(cases)
+    return found[0] if len(found) == 1 else []
+
+
+def _called_names(doc: str, name: str) -> list[str]:
+    """Names called in ``doc`` other than ``name`` and Python's builtins, the first few."""
+    names: list[str] = []
+    for m in _CALLED.finditer(doc):
+        other = m.group(1)
+        if other != name and other not in _BUILTINS and other not in names:
+            names.append(other)
+    return names[:_RENAMED_TRIED]
+
+
+def _word_case(call_text: str, rest: str, name: str, params: Sequence[str],
+               label: str | None) -> TestCase | None:
+    """``is_happy(abc) => True``: bare words as strings, where the line gives a literal
+    expected value and no word names a parameter (``f(x) => 0`` says what ``x`` gives)."""
+    try:
+        expr = pyast.parse(call_text, mode="eval").body
+    except UNREADABLE:
+        return None
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
+            and expr.func.id == name and expr.args and not expr.keywords):
+        return None
+    words = [a.id for a in expr.args if isinstance(a, ast.Name)]
+    if len(words) != len(expr.args) or any(not w.isalpha() or w in params for w in words):
+        return None
+    want = _wanted(rest)
+    return None if want is None else _call_test(tuple(words), {}, label or name, want)
 
 
 def _closing_brackets(line: str) -> dict[int, int]:
@@ -310,7 +413,8 @@ def _closing_brackets(line: str) -> dict[int, int]:
     return pairs
 
 
-def _arrow_case(call_text: str, rest: str, name: str) -> TestCase | None:
+def _arrow_case(call_text: str, rest: str, name: str,
+                label: str | None = None) -> TestCase | None:
     """The case of one call in prose (``call_text``) and what follows it (``rest``)."""
     try:
         expr = pyast.parse(call_text, mode="eval").body
@@ -319,17 +423,32 @@ def _arrow_case(call_text: str, rest: str, name: str) -> TestCase | None:
     call = _literal_call(expr, name)
     if call is None:
         return None
+    return _call_test(call[0], call[1], label or name, _wanted(rest))
+
+
+def _wanted(rest: str) -> str | None:
+    """The expected value's text after a call: a literal after an arrow, or after the
+    last ``=`` of a worked sum (``-> 19 - 5 - 6 = 8``) unless the arrow itself was ``=``
+    (``tri(2) = 1 + 2 / 2 = 2`` states a term, not what the call gives)."""
     m = _ARROW.match(rest)
-    want = _expected_text(rest[m.end():]) if m else None
-    return _call_test(call[0], call[1], name, want)
+    if m is None:
+        return None
+    text = rest[m.end():]
+    want = _expected_text(text)
+    if want is None and m.group(1) != "=":
+        worked = _SUM_RESULT.split(text)
+        if len(worked) > 1:
+            want = _expected_text(worked[-1])
+    return want
 
 
 def _expected_text(text: str) -> str | None:
     """The literal after an arrow (``=> [1, 2].``, ``returns 'ab' # because``,
     ``=> true``), or None when there is none."""
     candidates = [text]
-    comments = (k for k in range(len(text)) if text.startswith(" #", k))
-    candidates += [text[:k] for k in itertools.islice(comments, _COMMENT_CUTS)]
+    for aside in (" #", " ("):
+        cuts = (k for k in range(len(text)) if text.startswith(aside, k))
+        candidates += [text[:k] for k in itertools.islice(cuts, _COMMENT_CUTS)]
     for candidate in candidates:
         want = candidate.strip().rstrip(".,;").strip()
         want = _PROSE_WORDS.get(want.lower(), want) if want.isalpha() else want
@@ -378,17 +497,41 @@ def _call_of(text: str, name: str, fn: FunctionNode) -> Call | None:
 
 
 def _input_output_cases(doc: str, name: str, fn: FunctionNode) -> Iterator[TestCase]:
-    """``Input: ...`` with its ``Output: ...`` on the same or one of the next lines."""
+    """``Input: ...`` with its ``Output: ...`` on the same or one of the next lines; a
+    bare ``Input:`` with one ``name : value`` line per parameter under it."""
     lines = [_BULLET.sub("", line.strip()) for line in doc.splitlines()]
     for i, line in enumerate(lines):
         m = _INPUT.match(line)
         if m is None:
             continue
         parts = _SAME_LINE_OUTPUT.split(m.group("args"), maxsplit=1)
-        want = parts[1] if len(parts) == 2 else _output_after(lines, i)
-        call = _call_of(parts[0], name, fn)
+        args, last = parts[0], i
+        if not args.strip() and len(parts) == 1:
+            args, last = _named_lines(lines, i + 1, fn)
+        want = parts[1] if len(parts) == 2 else _output_after(lines, last)
+        call = _call_of(args, name, fn)
         if call is not None:
             yield _call_test(call[0], call[1], name, _expected_text(want or ""))
+
+
+def _named_lines(lines: Sequence[str], start: int, fn: FunctionNode) -> tuple[str, int]:
+    """The arguments of the ``name : value`` lines from ``start`` (as ``name = value``
+    pairs where each names a parameter, else positional when there are as many as the
+    parameters) and the index of the last such line."""
+    named: list[tuple[str, str]] = []
+    k = start
+    while k < len(lines) and len(named) <= len(fn.args.args):
+        m = _NAMED_LINE.match(lines[k])
+        if m is None or _OUTPUT.match(lines[k]):
+            break
+        named.append((m.group("name"), m.group("value")))
+        k += 1
+    params = _signature(fn)[0]
+    if named and all(n in params for n, _ in named):
+        return ", ".join(f"{n} = {v}" for n, v in named), k - 1
+    if named and len(named) == len(params):
+        return ", ".join(v for _, v in named), k - 1
+    return "", start - 1
 
 
 def _output_after(lines: Sequence[str], i: int) -> str | None:
@@ -403,14 +546,52 @@ def _output_after(lines: Sequence[str], i: int) -> str | None:
 
 
 def _for_cases(doc: str, name: str, fn: FunctionNode) -> Iterator[TestCase]:
-    """``For lst = [1, 2] the output should be 6``."""
+    """``For lst = [1, 2] the output should be 6``; words between the values and the
+    verdict are left out (``For N = 150, the sum of digits will be 6 the output ...``)."""
     for line in doc.splitlines():
         m = _FOR.match(_BULLET.sub("", line.strip()))
         if m is None:
             continue
-        call = _call_of(m.group("args"), name, fn)
+        pieces = m.group("args").split(",")
+        calls = (_call_of(",".join(pieces[:k]), name, fn) for k in range(len(pieces), 0, -1))
+        call = next((c for c in calls if c is not None), None)
         if call is not None:
             yield _call_test(call[0], call[1], name, _expected_text(m.group("want")))
+
+
+def _assignment_cases(doc: str, name: str, fn: FunctionNode) -> Iterator[TestCase]:
+    """``arr = [2, 1]`` (a line per parameter), then within a few lines ``return [1, 2]``
+    (or ``return = [1, 2]``): worked steps between them are left out."""
+    params = _signature(fn)[0]
+    lines = [_BULLET.sub("", line.strip()) for line in doc.splitlines()]
+    i = 0
+    while i < len(lines):
+        named: dict[str, str] = {}
+        j = i
+        while j < len(lines) and (m := _NAMED_LINE.match(lines[j])) is not None:
+            if m.group("name") not in params or m.group("name") in named \
+                    or ":" in lines[j][:m.start("value")]:
+                break
+            named[m.group("name")] = m.group("value")
+            j += 1
+        want = _return_after(lines, j) if named else None
+        if want is not None:
+            call = _call_of(", ".join(f"{k} = {v}" for k, v in named.items()), name, fn)
+            if call is not None:
+                yield _call_test(call[0], call[1], name, _expected_text(want))
+        i = max(j, i + 1)
+
+
+def _return_after(lines: Sequence[str], j: int) -> str | None:
+    """The value of the ``return`` line within a few lines from ``j``, unless a
+    parameter's ``name = value`` line comes first."""
+    for line in lines[j: j + _RETURN_WITHIN]:
+        if _NAMED_LINE.match(line) and not line.lower().startswith("return"):
+            return None
+        m = _RETURN.match(line)
+        if m is not None:
+            return m.group("want")
+    return None
 
 
 __all__ = ["call_label", "doctest_cases", "doctest_examples", "inner_call_arguments",

@@ -795,3 +795,29 @@ def test_a_value_written_over_line_comments_after_a_mark_alone_is_expected() -> 
     assert code_examples(text, "countBy", "javascript", frozenset({"countBy"}))[0][2:] == (
         {"$": "object", "v": [["a", 2], ["b", 1]]}, True)
     assert examples(text, "chunk") == [(([1, 2, 3], 2), [[1, 2], [3]], True)]
+
+
+def test_prose_that_shows_its_working_bare_words_and_an_earlier_name() -> None:
+    """HumanEval's prose as MultiPL-E keeps it: a worked sum's result, an aside after the
+    value, bare words meant as strings (two lines of them, no parameter named), and
+    examples written for another name where none names the function."""
+    worked = ('//fruit("5 apples and 6 oranges", 19) -> 19 - 5 - 6 = 8\n'
+              '//fruit("a", 2) = 1 + 1 = 2\n'
+              "//fruit(\"1example\", 1) # => 'No' (it starts with a digit)\n"
+              "function fruit(s, n){\n  return n;\n}")
+    assert examples(worked, "fruit") == [(("5 apples and 6 oranges", 19), 8, True),
+                                         (("a", 2), None, False), (("1example", 1), "No", True)]
+    words = ("//is_happy(a) => False\n//is_happy(abcd) => True\n//is_happy(s) => True\n"
+             "function is_happy(s){\n  return s.length > 2;\n}")
+    assert examples(words, "is_happy") == [(("a",), False, True), (("abcd",), True, True)]
+    one = "//is_happy(abcd) => True\nfunction is_happy(s){\n  return true;\n}"
+    assert examples(one, "is_happy") == []
+    renamed = ("//grade_equation([4.0, 3]) ==> ['A+', 'B']\n"
+               "//assert grade_equation([0.0]) => ['E']\n"
+               "function numerical_letter_grade(grades){\n"
+               "  return check(grades) === 1 ? [] : grades;\n}")
+    assert examples(renamed, "numerical_letter_grade") == [
+        (([4.0, 3],), ["A+", "B"], True), (([0.0],), ["E"], True)]
+    assert examples(renamed.replace("//assert grade_equation", "//assert score"),
+                    "numerical_letter_grade") == []  # two other names: which is not said
+

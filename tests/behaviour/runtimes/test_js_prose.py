@@ -35,3 +35,14 @@ def test_names_that_are_not_the_parameters_or_values_that_are_not_literals_are_n
     assert arguments("arr = xs, k = 4", ["arr", "k"]) is None
     assert arguments('"a, b", [1, 2]', ["s", "xs"]) == ("a, b", [1, 2])
     assert prose_examples(["Input: 3", "Output: what it is"], ["n"], str) == [((3,), None, False)]
+
+
+def test_named_lines_under_input_for_lines_with_words_and_assignments_then_return() -> None:
+    text = ("//Example 1:\n//    Input: \n//        grid : [[0,0,1,0], [1,1,1,1]]\n"
+            "//        bucket_capacity : 1\n//    Output: 6\n"
+            "//For grid = [[1]], capacity = 2, the wells hold 1 the output should be 1.\n"
+            "//grid = [[1, 1]]\n//capacity = 1\n//    -> two units, one bucket each\n"
+            "//return 2\nfunction max_fill(grid, capacity){\n}")
+    assert examples(text, "max_fill") == [
+        (([[0, 0, 1, 0], [1, 1, 1, 1]], 1), 6, True),  # names not the parameters': in order
+        (([[1]], 2), 1, True), (([[1, 1]], 1), 2, True)]

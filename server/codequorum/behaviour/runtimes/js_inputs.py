@@ -6,7 +6,10 @@ declaration or printed: ``const result = f(2)``, ``console.log(f(2))``; and, on 
 line after ``//``, ``=>`` or ``===``, or on the next comment line (``//=> 120``), the
 expected value; the prose a Python docstring writes, as MultiPL-E's prompts keep it:
 ``f(x) ==> y``, ``➞``, ``=``, ``# returns``, a call inside a sentence, ``True``, ``None``
-and tuples, and ``js_prose.py``'s ``Input:``/``Output:`` and ``For x = ...`` lines), kept
+and tuples, a worked sum's result (``-> 19 - 5 - 6 = 8``), bare words as strings where two
+lines write them (``is_happy(abc) => True``), calls written for an earlier name where none
+names the function, and ``js_prose.py``'s ``Input:``/``Output:``, ``For x = ...`` and
+``x = ...`` then ``return ...`` lines), kept
 with their values only when they come from the prompt or the current code (graded when
 no test grades the set, else checked beside the tests); examples that call the function
 inside code of their own (``[...chunks(xs, 2)]``, ``add(5)(10)``, a callback, a name of the
@@ -44,8 +47,10 @@ size, by the same types.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import itertools
+import json
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -134,6 +139,22 @@ _PRINTED = re.compile(r"^console\.(?:log|info)\((.*)\)$")
 _AWAITED = re.compile(r"^\s*await\s+")
 #: A REPL's prompt before an example's call: ``>>> f(1)``, ``> f(1)`` (Node's REPL).
 _REPL = re.compile(r"^(?:>>>|>)\s*")
+#: ``= 8`` ending a worked sum after an arrow (not ``==``, ``<=``, ``=>``).
+_SUM_RESULT = re.compile(r"(?<![=!<>])=(?![=>])")
+#: A call of bare words, ``is_happy(abc)``: prose copied from a docstring that meant strings.
+_WORD_CALL = re.compile(r"^(?P<name>[A-Za-z_$][\w$]*)\((?P<words>[A-Za-z]+(?:\s*,\s*[A-Za-z]+)*)\)")
+#: Words that are JavaScript's values, never a string a docstring left unquoted.
+_JS_VALUE_WORDS = frozenset({"true", "false", "null", "undefined", "NaN", "Infinity"})
+#: Lines of bare-word calls with expected values it takes to read them as strings.
+WORD_LINES = 2
+#: A name called in a line: ``grade_equation(`` (not a method, ``x.f(``).
+_CALLED = re.compile(r"(?<![\w.$])([A-Za-z_$][\w$]*)\(")
+#: Names prose calls that are never the function under another name: JavaScript's
+#: globals and Python's builtins (examples copied from a docstring).
+_NOT_RENAMED = frozenset({*dir(builtins), "parseInt", "parseFloat", "Number", "String",
+                          "Boolean", "Array", "Object", "isNaN", "isFinite", "require",
+                          "Symbol", "BigInt", "Date", "RegExp", "Map", "Set", "Promise",
+                          "assert", "expect", "console", "function"})
 #: A list's mark before an example (``* sort_array([5]) => [5]``, ``- f(1)``, ``1. f(1)``).
 _BULLET = re.compile(r"^(?:[*\u2022-]|\d+[.)])\s+")
 
@@ -240,11 +261,25 @@ def _read_call(line: str, getter: str = ""
     if args is None:
         return name, None, None, False
     rest = parts[1] if len(parts) > 1 else ""
-    for want in (rest, rest.split(" #")[0]) if rest.strip() else ():  # ``=> 2 # because``
+    stripped = line.strip().rstrip(";")
+    arrow = stripped[len(parts[0]):len(stripped) - len(rest)].strip()
+    for want in _wanted_texts(rest, summed=arrow != "="):
         value = literal_text(_value_text(want))
         if value is not None:
             return name, args, value[0], True
     return name, args, None, False
+
+
+def _wanted_texts(rest: str, summed: bool) -> list[str]:
+    """What an example's expected value may be, the text after its arrow first: without a
+    trailing ``# because`` or ``(an aside)``, and after the last ``=`` of a worked sum
+    (``-> 19 - 5 - 6 = 8``) unless the arrow itself was ``=`` (``tri(2) = 1 + 1 = 2`` states
+    a term, not what the call gives)."""
+    if not rest.strip():
+        return []
+    texts = [rest, rest.split(" #")[0], rest.split(" (")[0]]
+    worked = _SUM_RESULT.split(rest)
+    return [*texts, worked[-1]] if summed and len(worked) > 1 else texts
 
 
 def _arguments(call: Node | None) -> tuple[Any, ...] | None:
@@ -356,6 +391,10 @@ def _scan(text: str, entry: str, owner: str | None
     made: list[InstanceExample] = []
     bound: dict[str, js_instances.Instance] = {}
     short = entry.split(".")[-1]
+    params = _parameter_names(text, short)
+    commented = [raw.lstrip().startswith(("//", "*", "/*")) for raw in text.splitlines()]
+    words: list[Call] = []
+    others: dict[str, list[Call]] = {}  # prose only: never a line of code
     for i, line in enumerate(lines):
         if len(found) + len(made) >= MAX_EXAMPLES:
             break
@@ -377,6 +416,14 @@ def _scan(text: str, entry: str, owner: str | None
             continue
         if got is None:  # a call inside a sentence: ``for x_or_y(7, 34, 12) == 34``
             got = _call_in_sentence(body, short)
+        prose = i < len(commented) and commented[i]
+        if prose and got is not None and got[1] is None and got[0] == short:
+            word = _word_call(body, short, params or ())
+            if word is not None:
+                words.append(word)
+            continue
+        if prose and (got is None or got[0].split(".")[-1] != short):
+            _other_call(body, got, others)
         if got is None or got[1] is None:
             continue
         made_on = _made_receiver(body, short) if got[0].startswith("new") else None
@@ -388,10 +435,47 @@ def _scan(text: str, entry: str, owner: str | None
         if got[0].split(".")[-1] != short:
             continue
         found.append(_with_next((got[1], got[2], got[3]), lines, i))
-    params = _parameter_names(text, short)
+    if len(words) >= WORD_LINES:
+        found += words
     if params is not None:  # Input: / Output:, For x = ... the output should be ...
-        found += prose_examples(lines, params, _value_text)[:max(0, MAX_EXAMPLES - len(found))]
-    return found, made
+        found += prose_examples(lines, params, _value_text)
+    if not found and not made and params is not None:
+        found = _renamed(others, len(params))
+    return found[:MAX_EXAMPLES], made
+
+
+def _word_call(body: str, short: str, params: Sequence[str]) -> Call | None:
+    """``is_happy(abc) => True``: the bare words as strings, where the line gives an
+    expected value and no word names a parameter or a JavaScript value."""
+    m = _WORD_CALL.match(body)
+    if m is None or m.group("name") != short:
+        return None
+    names = [w.strip() for w in m.group("words").split(",")]
+    if any(w in params or w in _JS_VALUE_WORDS for w in names):
+        return None
+    quoted = f"{short}({', '.join(json.dumps(w) for w in names)})" + body[m.end():]
+    got = _read_call(quoted, short)
+    return None if got is None or got[1] is None or not got[3] else (got[1], got[2], True)
+
+
+def _other_call(body: str, got: tuple[str, tuple[Any, ...] | None, Any, bool] | None,
+                others: dict[str, list[Call]]) -> None:
+    """A line's example of another plain name (``grade_equation([4.0]) ==> ['A+']``, also
+    inside a sentence: ``assert list_sort(["a"]) => ["a"]``), kept by that name."""
+    if got is None:
+        starts = (m.start() for m in _CALLED.finditer(body))
+        tried = (_read_call(body[k:]) for k in itertools.islice(starts, SENTENCE_CALLS))
+        got = next((g for g in tried if g is not None and g[1] is not None and g[3]), None)
+    if got is not None and got[1] is not None and got[3] and "." not in got[0] \
+            and got[0] not in _NOT_RENAMED:
+        others.setdefault(got[0], []).append((got[1], got[2], True))
+
+
+def _renamed(others: dict[str, list[Call]], arity: int) -> list[Call]:
+    """The examples of the one other name whose calls fit the function's ``arity`` (a
+    comment written for an earlier name); none when no name or two would."""
+    fitting = [calls for calls in others.values() if all(len(c[0]) == arity for c in calls)]
+    return fitting[0] if len(fitting) == 1 else []
 
 
 def _call_in_sentence(line: str, short: str

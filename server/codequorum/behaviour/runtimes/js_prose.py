@@ -4,7 +4,13 @@ them as they were):
 
 - ``Input: arr = [1, 2], k = 1`` (or positional values: ``Input: 3``) with ``Output: ...``
   on the same line or one of the next three;
-- ``For lst = [1, 2] the output should be 6`` (also ``the result is``, ``will be``).
+- ``For lst = [1, 2] the output should be 6`` (also ``the result is``, ``will be``; words
+  between the values and the verdict left out: ``For N = 150, the sum is 6 the output
+  should be "110"``);
+- a bare ``Input:`` with one ``name : value`` line per parameter under it (names other
+  than the parameters' taken in order when there are as many), then ``Output: ...``;
+- ``name = value`` lines for the parameters, then within a few lines ``return value``
+  (``return = value``).
 
 Named values must name the function's parameters, in any order, each once; the values are
 literals read by tree-sitter (``js_literals``), an expected value as
@@ -34,6 +40,12 @@ _FOR = re.compile(
     re.IGNORECASE,
 )
 _NAMED = re.compile(r"^\s*([A-Za-z_$][\w$]*)\s*=(?!=)\s*(.*)$", re.S)
+#: ``name : value`` or ``name = value``: one parameter's line under a bare ``Input:``.
+_NAMED_LINE = re.compile(r"^(?P<name>[A-Za-z_$][\w$]*)\s*(?::|=(?!=))\s*(?P<value>.+)$")
+#: ``return value`` / ``return = value`` after ``name = value`` lines.
+_RETURN = re.compile(r"^return\s*(?:=(?!=)\s*)?(?P<want>.+)$", re.IGNORECASE)
+#: How many lines after its ``name = value`` lines a ``return value`` may come.
+RETURN_WITHIN = 4
 
 
 def prose_examples(lines: Sequence[str], params: Sequence[str],
@@ -44,7 +56,8 @@ def prose_examples(lines: Sequence[str], params: Sequence[str],
     found: list[Call] = []
     stripped = [line.strip().lstrip("*-• ").strip() for line in lines]
     for i, line in enumerate(stripped):
-        got = _input_example(stripped, i, params) or _for_example(line, params)
+        got = (_input_example(stripped, i, params) or _for_example(line, params)
+               or _assignment_example(stripped, i, params))
         if got is None:
             continue
         args, want = got
@@ -60,12 +73,14 @@ def _input_example(lines: Sequence[str], i: int, params: Sequence[str]
     m = _INPUT.match(lines[i])
     if m is None:
         return None
-    text, want = m.group("args"), None
+    text, want, last = m.group("args"), None, i
     same = _SAME_LINE_OUTPUT.search(text)
     if same is not None:
         text, want = text[:same.start()], text[same.end():]
     else:
-        for line in lines[i + 1:i + 1 + OUTPUT_WITHIN]:
+        if not text.strip():
+            text, last = _named_lines(lines, i + 1, params)
+        for line in lines[last + 1:last + 1 + OUTPUT_WITHIN]:
             if _INPUT.match(line):
                 break
             out = _OUTPUT.match(line)
@@ -76,13 +91,67 @@ def _input_example(lines: Sequence[str], i: int, params: Sequence[str]
     return None if args is None else (args, want)
 
 
+def _named_lines(lines: Sequence[str], start: int, params: Sequence[str]) -> tuple[str, int]:
+    """The arguments of the ``name : value`` lines from ``start`` (named where each names
+    a parameter, else positional when there are as many as the parameters) and the index
+    of the last such line."""
+    named: list[tuple[str, str]] = []
+    k = start
+    while k < len(lines) and len(named) <= len(params):
+        m = _NAMED_LINE.match(lines[k])
+        if m is None or _OUTPUT.match(lines[k]):
+            break
+        named.append((m.group("name"), m.group("value")))
+        k += 1
+    if named and all(n in params for n, _ in named):
+        return ", ".join(f"{n} = {v}" for n, v in named), k - 1
+    if named and len(named) == len(params):
+        return ", ".join(v for _, v in named), k - 1
+    return "", start - 1
+
+
 def _for_example(line: str, params: Sequence[str]
                  ) -> tuple[tuple[Any, ...], str | None] | None:
     m = _FOR.match(line)
     if m is None:
         return None
-    args = arguments(m.group("args"), params)
+    pieces = m.group("args").split(",")
+    tried = (arguments(",".join(pieces[:k]), params) for k in range(len(pieces), 0, -1))
+    args = next((a for a in tried if a is not None), None)
     return None if args is None else (args, m.group("want"))
+
+
+def _assignment_example(lines: Sequence[str], i: int, params: Sequence[str]
+                        ) -> tuple[tuple[Any, ...], str | None] | None:
+    """``arr = [2, 1]`` lines starting at line ``i`` (one per parameter, not continuing
+    such lines above), then ``return [1, 2]`` within a few lines."""
+    if i > 0 and _parameter_line(lines[i - 1], params):
+        return None
+    named: dict[str, str] = {}
+    j = i
+    while j < len(lines) and (name := _parameter_line(lines[j], params)) is not None:
+        if name in named:
+            break
+        named[name] = _NAMED_LINE.match(lines[j]).group("value")  # type: ignore[union-attr]
+        j += 1
+    if not named:
+        return None
+    for line in lines[j:j + RETURN_WITHIN]:
+        if _parameter_line(line, params):
+            return None
+        ret = _RETURN.match(line)
+        if ret is not None:
+            args = arguments(", ".join(f"{k} = {v}" for k, v in named.items()), params)
+            return None if args is None else (args, ret.group("want"))
+    return None
+
+
+def _parameter_line(line: str, params: Sequence[str]) -> str | None:
+    """The parameter a ``name = value`` line names, or None."""
+    m = _NAMED_LINE.match(line)
+    if m is None or m.group("name") not in params or ":" in line[:m.start("value")]:
+        return None
+    return m.group("name")
 
 
 def arguments(text: str, params: Sequence[str]) -> tuple[Any, ...] | None:
