@@ -328,3 +328,12 @@ def test_named_lines_under_input_a_for_line_with_words_and_assignments_then_retu
         (([[1]], 2), 1, True),
         (([[1, 1]], 1), 2, True),
     ]
+
+
+def test_long_for_lines_of_pieces_are_read_once_each_not_prefix_by_prefix() -> None:
+    # 200 lines of 600 comma pieces each: read prefix by prefix, this docstring took
+    # minutes; the value after them is still read.
+    noise = "\n".join("    For " + "x, " * 600 + "the output should be 1" for _ in range(200))
+    last = "    For lst = [1], the sum, the output should be 1"
+    code = f'def total(lst):\n    """\n{noise}\n{last}\n    """\n'
+    assert _cases(code, "total") == [(([1],), 1, True)]

@@ -53,7 +53,7 @@ from typing import Any
 from codequorum.core import pyast
 from codequorum.core.limits import MAX_EXAMPLE_LINE_CHARS
 from codequorum.core.model import Receiver, TestCase
-from codequorum.core.quoted import outside_quotes
+from codequorum.core.quoted import outside_quotes, values_before_prose
 from codequorum.ingest import humaneval
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -552,9 +552,9 @@ def _for_cases(doc: str, name: str, fn: FunctionNode) -> Iterator[TestCase]:
         m = _FOR.match(_BULLET.sub("", line.strip()))
         if m is None:
             continue
-        pieces = m.group("args").split(",")
-        calls = (_call_of(",".join(pieces[:k]), name, fn) for k in range(len(pieces), 0, -1))
-        call = next((c for c in calls if c is not None), None)
+        call = _call_of(m.group("args"), name, fn)
+        values = values_before_prose(m.group("args")) if call is None else None
+        call = _call_of(values, name, fn) if values is not None else call
         if call is not None:
             yield _call_test(call[0], call[1], name, _expected_text(m.group("want")))
 

@@ -46,3 +46,9 @@ def test_named_lines_under_input_for_lines_with_words_and_assignments_then_retur
     assert examples(text, "max_fill") == [
         (([[0, 0, 1, 0], [1, 1, 1, 1]], 1), 6, True),  # names not the parameters': in order
         (([[1]], 2), 1, True), (([[1, 1]], 1), 2, True)]
+
+
+def test_long_for_lines_of_pieces_are_read_once_each_not_prefix_by_prefix() -> None:
+    noise = "\n".join("// For " + "x, " * 600 + "the output should be 1" for _ in range(200))
+    text = f"{noise}\n// For lst = [1], the sum, the output should be 1\nfunction total(lst){{\n}}"
+    assert examples(text, "total") == [(([1],), 1, True)]

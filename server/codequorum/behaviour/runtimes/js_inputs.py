@@ -147,6 +147,9 @@ _WORD_CALL = re.compile(r"^(?P<name>[A-Za-z_$][\w$]*)\((?P<words>[A-Za-z]+(?:\s*
 _JS_VALUE_WORDS = frozenset({"true", "false", "null", "undefined", "NaN", "Infinity"})
 #: Lines of bare-word calls with expected values it takes to read them as strings.
 WORD_LINES = 2
+#: How many comment lines are read for examples of another name (a comment written for
+#: an earlier name is the function's own, short).
+RENAMED_LINES = 64
 #: A name called in a line: ``grade_equation(`` (not a method, ``x.f(``).
 _CALLED = re.compile(r"(?<![\w.$])([A-Za-z_$][\w$]*)\(")
 #: Names prose calls that are never the function under another name: JavaScript's
@@ -395,6 +398,7 @@ def _scan(text: str, entry: str, owner: str | None
     commented = [raw.lstrip().startswith(("//", "*", "/*")) for raw in text.splitlines()]
     words: list[Call] = []
     others: dict[str, list[Call]] = {}  # prose only: never a line of code
+    tried_others = 0
     for i, line in enumerate(lines):
         if len(found) + len(made) >= MAX_EXAMPLES:
             break
@@ -422,7 +426,9 @@ def _scan(text: str, entry: str, owner: str | None
             if word is not None:
                 words.append(word)
             continue
-        if prose and (got is None or got[0].split(".")[-1] != short):
+        if prose and not found and tried_others < RENAMED_LINES \
+                and (got is None or got[0].split(".")[-1] != short):
+            tried_others += 1
             _other_call(body, got, others)
         if got is None or got[1] is None:
             continue

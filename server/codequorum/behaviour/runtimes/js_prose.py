@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from codequorum.behaviour.runtimes.js_literals import literal_text
-from codequorum.core.quoted import outside_quotes
+from codequorum.core.quoted import top_level_split, values_before_prose
 
 #: An example: its arguments, expected value and whether it has one.
 Call = tuple[tuple[Any, ...], Any, bool]
@@ -115,9 +115,9 @@ def _for_example(line: str, params: Sequence[str]
     m = _FOR.match(line)
     if m is None:
         return None
-    pieces = m.group("args").split(",")
-    tried = (arguments(",".join(pieces[:k]), params) for k in range(len(pieces), 0, -1))
-    args = next((a for a in tried if a is not None), None)
+    args = arguments(m.group("args"), params)
+    values = values_before_prose(m.group("args")) if args is None else None
+    args = arguments(values, params) if values is not None else args
     return None if args is None else (args, m.group("want"))
 
 
@@ -158,7 +158,7 @@ def arguments(text: str, params: Sequence[str]) -> tuple[Any, ...] | None:
     """``arr = [1, 2], k = 1`` (named: every parameter once, in any order) or ``[1, 2], 1``
     (positional, as many as the parameters) as the call's arguments; None when the text is
     neither, or a value is not a literal."""
-    parts = _top_level_split(text.strip().rstrip(".,;").strip())
+    parts = top_level_split(text.strip().rstrip(".,;").strip())
     named = [_NAMED.match(p) for p in parts]
     if parts and all(named):
         pairs = {m.group(1): m.group(2) for m in named if m is not None}
@@ -172,21 +172,6 @@ def arguments(text: str, params: Sequence[str]) -> tuple[Any, ...] | None:
     if any(v is None for v in values):
         return None
     return tuple(v[0] for v in values if v is not None)
-
-
-def _top_level_split(text: str) -> list[str]:
-    """``text`` cut at the commas outside brackets and string literals."""
-    parts, depth, start = [], 0, 0
-    for i, ch in outside_quotes(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
 
 
 __all__ = ["OUTPUT_WITHIN", "arguments", "prose_examples"]
