@@ -1,7 +1,7 @@
 """Node's modules that only compute, in the version's context (``node_harness/builtins.js``):
 ``path`` and ``crypto``'s hashes give what Node's own give, asked of the same expressions in
-a plain Node outside; a module's ``require('node:path')`` gets them; nothing of the harness's
-realm is reached through them."""
+a plain Node outside; a module's ``require('node:path')`` gets them, as does a version run
+alone; nothing of the harness's realm is reached through them."""
 
 from __future__ import annotations
 
@@ -93,3 +93,35 @@ def test_a_module_requiring_path_and_crypto_loads_and_its_versions_run(
     assert [row[0][0] if row[0] else None for row in report.outcomes] == [
         '"b-3e23e816"', '"/workspace/a/b.txtundefined"']
     assert [c.pass_rate for c in report.candidates] == [1.0, 0.0]
+
+
+ALONE = [
+    # an ES import and a require of the modules the sandbox gives
+    HASHED[HASHED.index("export function"):].replace(
+        "export function", "import { createHash } from 'node:crypto';\nimport path from "
+        "'path';\nexport function"),
+    "const path = require('node:path'), { createHash } = require('crypto');\n"
+    + HASHED[HASHED.index("export function"):],
+    # the guard of a script run directly: false for a version that is loaded
+    HASHED + "\nif (require.main === module) { throw 1; }",
+    # a package: a part that throws only when it is used
+    "import _ from 'lodash';\nfunction keyOf(file) { return 1; }",
+    "const _ = require('lodash');\nfunction keyOf(file) { return _.kebabCase(file); }",
+    "const fs = require('fs');\nfunction keyOf(file) { return 1; }",
+]
+
+
+def test_versions_run_alone_require_the_modules_the_sandbox_gives(
+        node_sandboxed: object) -> None:
+    """Without a module, a version still imports or requires ``path`` and ``crypto``; a
+    package gives a part that throws when used, and any other module a clear error."""
+    ss = VersionSet.from_codes("t", ALONE, language="typescript", entry_point="keyOf",
+                               prompt=HASHED)
+    report = run_dynamic(ss, DynamicOptions(hypothesis_examples=0, scaling=False))
+    assert [c.status for c in report.candidates] == ["ok"] * 5 + ["error"]
+    assert [row[0][0] if row[0] else None for row in report.outcomes[:4]] == [
+        '"b-3e23e816"', '"b-3e23e816"', '"b-3e23e816"', "1"]
+    used = JAVASCRIPT.run(ALONE[4], [TestCase("call", args=("a.txt",))], "keyOf", Limits())
+    assert "'lodash.kebabCase' of the package 'lodash', which is not in the sandbox" in (
+        used.tests[0].exc_message or "")
+    assert "Cannot find module 'fs' in the sandbox" in report.candidates[5].detail

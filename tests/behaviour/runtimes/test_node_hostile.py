@@ -29,11 +29,20 @@ def run(code: str, limits: Limits = DEFAULT, args: tuple[object, ...] = ()) -> A
 
 
 def test_no_process_require_or_console_of_the_host(node_sandboxed: object) -> None:
-    code = """function f() { return [typeof process, typeof require, typeof module.require,
-      typeof globalThis.process,
-      String(Object.getOwnPropertyNames(globalThis).includes('process'))]; }"""
+    """``require`` is the context's own (``modules.js``): it gives ``path`` and nothing
+    that reaches the host; no ``process`` at all."""
+    code = """function f() {
+      const refused = ['fs', 'node:child_process', 'net', 'worker_threads', 'vm', 'module',
+        'inspector', '/etc/passwd', './x'].map((m) => {
+          try { require(m); return 'loaded ' + m; } catch (e) { return e.code; } });
+      return [typeof process, typeof module.require, typeof globalThis.process,
+        String(Object.getOwnPropertyNames(globalThis).includes('process')),
+        typeof require.constructor.constructor('return this.process')(),
+        require('path').extname('a.b'), typeof require('lodash').chunk, ...refused]; }"""
     result = run(code)
-    assert result.tests[0].output == '["undefined","undefined","undefined","undefined","false"]'
+    assert json.loads(result.tests[0].output or "null") == [
+        "undefined", "undefined", "undefined", "false", "undefined", ".b", "function",
+        *["MODULE_NOT_FOUND"] * 9]
 
 
 def test_constructor_constructor_reaches_only_the_contexts_own_realm(
@@ -137,7 +146,8 @@ def test_sockets_files_and_workers_are_walled(node_sandboxed: object,
     port = listener.getsockname()[1]
     code = f"""function f() {{
       const out = [];
-      try {{ eval('require'); out.push('require'); }} catch (e) {{ out.push('no-require'); }}
+      try {{ eval('require')('net'); out.push('require'); }}
+      catch (e) {{ out.push('no-require'); }}
       try {{ import('net').then(() => 0); out.push('import'); }}
       catch (e) {{ out.push('no-import'); }}
       return out.concat([{port} > 0]); }}"""

@@ -51,6 +51,17 @@ def test_module_syntax_becomes_a_script() -> None:
     assert script_form("function f() {}") == "function f() {}"
 
 
+def test_imports_of_the_node_modules_the_sandbox_gives_become_require_calls() -> None:
+    code = ("import * as path from 'node:path';\nimport { createHash as h } from 'crypto';\n"
+            "import fs from 'fs';\nfunction f(p) { return path.extname(p); }\n")
+    lines = [line.strip() for line in script_form(code).splitlines()]
+    assert lines == [
+        "const __cq_import_0 = require('node:path'); const path = __cq_import_0;",
+        "const __cq_import_1 = require('crypto'); const { createHash: h } = __cq_import_1;",
+        "",  # fs is not given: blanked, a use of it reads an undefined name
+        "function f(p) { return path.extname(p); }"]
+
+
 def test_type_only_imports_exports_and_declarations_leave_nothing() -> None:
     """``import type``, ``export type { ... }`` and the ``export`` of an interface, a type
     alias or a ``declare`` leave no ``export`` keyword behind (a bare ``export`` is a
@@ -144,7 +155,8 @@ def test_a_declared_namespace_leaves_nothing() -> None:
 def test_names_imported_from_packages_are_read_with_their_specifiers() -> None:
     code = ("import _ from 'lodash';\nimport { sum as s, max } from 'lodash';\n"
             "import * as path from 'node:path';\nimport x from './x';\n"
+            "import { readFileSync } from 'node:fs';\n"
             "import type { T } from 'types';\nimport def, { a } from 'pkg';\nimport 'side';\n")
     assert package_imports(code, "typescript") == {
-        "_": "lodash", "s": "lodash", "max": "lodash", "path": "node:path", "def": "pkg",
-        "a": "pkg"}
+        "_": "lodash", "s": "lodash", "max": "lodash", "readFileSync": "node:fs", "def": "pkg",
+        "a": "pkg"}  # node:path is given to a version run alone

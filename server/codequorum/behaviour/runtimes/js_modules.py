@@ -28,13 +28,12 @@ from typing import Any
 from tree_sitter import Node
 
 from codequorum.behaviour.runtimes.js_helpers import reconciled
-from codequorum.behaviour.runtimes.ts_strip import NotStrippable, strip_types
+from codequorum.behaviour.runtimes.ts_strip import REQUIRE, NotStrippable, required, strip_types
 from codequorum.core.model import ModuleContext
 from codequorum.core.parsing import FunctionInfo, function_by_name, parse
 from codequorum.ingest.js_module_view import CONTEXT_MODULES, grammar
 from codequorum.ingest.version_helpers import declared_names
 
-REQUIRE = "require({source})"
 #: ``export * from``: every name but ``default`` that the module does not set itself.
 STAR = ("(function (m) {{ for (const k in m) if (k !== 'default' && !(k in exports)) "
         "exports[k] = m[k]; }})({origin});")
@@ -142,34 +141,6 @@ def _text(node: Node | None) -> str:
     return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
 
 
-def _import(node: Node, index: int) -> str:
-    """One ``import`` statement as ``require`` (empty for ``import type``)."""
-    if any(c.type == "type" for c in node.children):
-        return ""
-    source = _text(node.child_by_field_name("source"))
-    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
-    if clause is None:
-        return f"{REQUIRE.format(source=source)};"
-    handle = f"__cq_import_{index}"
-    out = [f"const {handle} = {REQUIRE.format(source=source)};"]
-    for part in clause.named_children:
-        if part.type == "identifier":
-            out.append(f"const {_text(part)} = {handle} && {handle}.__esModule ? "
-                       f"{handle}.default : {handle};")
-        elif part.type == "namespace_import":
-            out.append(f"const {_text(part.named_children[-1])} = {handle};")
-        elif part.type == "named_imports":
-            pairs = [_pair(s) for s in part.named_children if s.type == "import_specifier"]
-            if pairs:
-                out.append(f"const {{ {', '.join(pairs)} }} = {handle};")
-    return " ".join(out)
-
-
-def _pair(spec: Node) -> str:
-    name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
-    return f"{_text(name)}: {_text(alias)}" if alias is not None else _text(name)
-
-
 def _declared(node: Node) -> list[str]:
     """The names a declaration binds (a function, a class, ``const``/``let``/``var``)."""
     name = node.child_by_field_name("name")
@@ -236,7 +207,7 @@ def commonjs_form(code: str) -> str:
     tail: list[str] = []
     for i, node in enumerate(tree.root_node.children):
         if node.type == "import_statement":
-            edits.append((node.start_byte, node.end_byte, _import(node, i) + _breaks(node)))
+            edits.append((node.start_byte, node.end_byte, required(node, i) + _breaks(node)))
         elif node.type == "export_statement":
             kept = _export(node, tail)
             if kept is None:

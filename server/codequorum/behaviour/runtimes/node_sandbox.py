@@ -42,6 +42,7 @@ from codequorum.core import os_features
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext, TestCase
+from codequorum.ingest.js_module_view import CONTEXT_MODULES
 
 HARNESS = Path(__file__).resolve().with_name("node_harness")
 NODE_MOUNT = "/codequorum-node"
@@ -174,7 +175,7 @@ class NodeRun(_ChildRun):
                        **_receiver(t), **_example(t)}
                       for t, s in zip(self.tests, self.series, strict=True)],
             "entry_point": self.entry_point, "limits": self.limits.to_dict(),
-            "trace": self.trace,
+            "trace": self.trace, "builtins": CONTEXT_MODULES,
         }
         if self.module_message is not None and self.message is None:
             message["module"] = self.module_message

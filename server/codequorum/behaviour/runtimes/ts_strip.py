@@ -28,6 +28,7 @@ from codequorum.behaviour.runtimes.ts_emit import (
     parameter_properties,
 )
 from codequorum.core.parsing import node_text, parse
+from codequorum.ingest.js_module_view import context_module
 
 #: A span of the source: blanked (``None``) or put in place of its text.
 Span = tuple[int, int] | tuple[int, int, str]
@@ -208,15 +209,19 @@ def _only_known_errors(root: Node) -> bool:
 
 def script_form(code: str) -> str:
     """A version with ES module syntax as a script ``vm.Script`` compiles: ``export`` and
-    ``export default`` before a declaration blanked, ``export { ... }`` and ``import``
-    statements blanked (a version runs alone: what it imports is not there, and a call
+    ``export default`` before a declaration blanked, ``export { ... }`` blanked, an
+    ``import`` of one of Node's modules the sandbox gives (``path``, ``crypto``: see
+    ``CONTEXT_MODULES``) made ``require`` calls binding the same names, every other
+    ``import`` blanked (a version runs alone: what it imports is not there, and a call
     that needs it raises as it would without the import)."""
     data = code.encode("utf-8")
     tree = parse(code, "javascript")
     spans: list[Span] = []
-    for node in tree.root_node.children:
+    for i, node in enumerate(tree.root_node.children):
         if node.type == "import_statement":
-            spans.append((node.start_byte, node.end_byte))
+            given = context_module(import_source(node))
+            spans.append((node.start_byte, node.end_byte, required(node, i)) if given
+                         else (node.start_byte, node.end_byte))
         elif node.type == "export_statement":
             declared = node.child_by_field_name("declaration")
             if declared is None:
@@ -229,16 +234,58 @@ def script_form(code: str) -> str:
     return _blank(spans, data) if spans else code
 
 
+#: ``require`` of a specifier, as a CommonJS script loads what an ``import`` names.
+REQUIRE = "require({source})"
+
+
+def import_source(node: Node) -> str:
+    """The specifier an ``import`` statement names, unquoted (empty when it has none)."""
+    source = node.child_by_field_name("source")
+    return node_text(source).strip("'\"") if source is not None else ""
+
+
+def required(node: Node, index: int) -> str:
+    """One ``import`` statement as ``require`` calls binding the same names (empty for
+    ``import type``); ``index`` makes its handle's name unique in the file."""
+    if any(c.type == "type" for c in node.children):
+        return ""
+    found = node.child_by_field_name("source")
+    source = node_text(found) if found is not None else "''"
+    clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+    if clause is None:
+        return f"{REQUIRE.format(source=source)};"
+    handle = f"__cq_import_{index}"
+    out = [f"const {handle} = {REQUIRE.format(source=source)};"]
+    for part in clause.named_children:
+        if part.type == "identifier":
+            out.append(f"const {node_text(part)} = {handle} && {handle}.__esModule ? "
+                       f"{handle}.default : {handle};")
+        elif part.type == "namespace_import":
+            out.append(f"const {node_text(part.named_children[-1])} = {handle};")
+        elif part.type == "named_imports":
+            pairs = [_pair(s) for s in part.named_children if s.type == "import_specifier"]
+            if pairs:
+                out.append(f"const {{ {', '.join(pairs)} }} = {handle};")
+    return " ".join(out)
+
+
+def _pair(spec: Node) -> str:
+    name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+    said = node_text(name) if name is not None else ""
+    return f"{said}: {node_text(alias)}" if alias is not None else said
+
+
 def package_imports(code: str, language: str) -> dict[str, str]:
     """The names ``code``'s ``import`` statements take from a package or one of Node's
-    modules (not a relative path), each with its specifier: what :func:`script_form`
-    blanks, so that a version run alone reads them as undefined names."""
+    modules the sandbox does not give (not a relative path), each with its specifier:
+    what :func:`script_form` blanks, so that a version run alone reads them as undefined
+    names."""
     out: dict[str, str] = {}
     grammar = "typescript" if language == "typescript" else "javascript"
     for node in parse(code, grammar).root_node.children:
-        source = node.child_by_field_name("source") if node.type == "import_statement" else None
-        spec = node_text(source).strip("'\"") if source is not None else ""
-        if not spec or spec.startswith(".") or any(c.type == "type" for c in node.children):
+        spec = import_source(node) if node.type == "import_statement" else ""
+        if not spec or spec.startswith(".") or context_module(spec) \
+                or any(c.type == "type" for c in node.children):
             continue
         clause = next((c for c in node.named_children if c.type == "import_clause"), None)
         stack = [clause] if clause is not None else []
@@ -282,5 +329,5 @@ def _method_alone(code: str) -> str:
     return _blank(spans, whole.encode("utf-8"))[len(CLASS_OPEN):-len(CLASS_CLOSE)]
 
 
-__all__ = ["NotStrippable", "decorators", "package_imports", "script_form", "strip_types",
-           "type_only"]
+__all__ = ["REQUIRE", "NotStrippable", "decorators", "import_source", "package_imports",
+           "required", "script_form", "strip_types", "type_only"]

@@ -221,6 +221,15 @@ function inModule(mod, ctx, inner, entry, timeout, trace) {
   return target;
 }
 
+// A version run alone gets the ``require`` of a module with no files beside it
+// (``modules.js``), and nothing else of a module: Node's modules the context gives
+// (``builtins``, as ``CONTEXT_MODULES`` names them), a part that throws when used for a
+// package, a clear error for anything else (``fs``, ``child_process``).
+function alone(ctx, builtins) {
+  const install = vm.runInContext(MODULES_SRC, ctx, { filename: 'modules.js' });
+  install('{}', 'version.js', JSON.stringify(builtins || {}), '{}', true);
+}
+
 // An example run whole (``js_example_code.py``): its source evaluates, in the context where
 // the version's names are, to a function of no parameter called in the version's place.
 function exampleOf(code, ctx, timeout) {
@@ -260,6 +269,7 @@ function runMode(msg) {
     if (target === null) return;
   } else {
     try {
+      alone(ctx, msg.builtins);
       const made = compiled.script.runInContext(ctx, { timeout: timeout || 10000 });
       target = located(inner, ctx, made, compiled.wrap, entry, timeout || 10000);
     } catch (err) {

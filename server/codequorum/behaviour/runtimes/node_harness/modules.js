@@ -314,8 +314,8 @@
 
   // The module's own ``require``, ``__filename``, ``__dirname`` and neutral ``process``, as
   // globals of the context (its top level runs as a script there, so that the version's
-  // function is found by name).
-  return function install(filesJson, entryPath, builtinsJson, aliasesJson) {
+  // function is found by name); a version run alone (``requireOnly``) gets ``require`` only.
+  return function install(filesJson, entryPath, builtinsJson, aliasesJson, requireOnly) {
     files = JSON.parse(filesJson);
     entry = normalize(String(entryPath));
     aliases = JSON.parse(aliasesJson || '{}');
@@ -330,8 +330,9 @@
       builtins[name] = Object.freeze(module);
     }
     const folder = dirname(entryPath);
-    for (const [name, value] of [['require', requireFrom(folder)], ['process', neutralProcess()],
-      ['__filename', '/workspace/' + entryPath], ['__dirname', '/workspace/' + folder]]) {
+    const globals = [['require', requireFrom(folder)], ['process', neutralProcess()],
+      ['__filename', '/workspace/' + entryPath], ['__dirname', '/workspace/' + folder]];
+    for (const [name, value] of requireOnly ? globals.slice(0, 1) : globals) {
       Object.defineProperty(global, name, { value, writable: true, configurable: true });
     }
     return function absent() { return absentNames.slice(); };
