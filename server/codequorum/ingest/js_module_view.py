@@ -80,6 +80,8 @@ CONTEXT_MODULES: dict[str, tuple[str, ...] | str] = {
     "url": ("URL", "URLSearchParams"),
     "path": "__codequorum_path",
     "crypto": "__codequorum_crypto",
+    "assert": "__codequorum_assert",
+    "assert/strict": "__codequorum_assert_strict",
 }
 
 

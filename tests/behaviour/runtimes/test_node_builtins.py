@@ -125,3 +125,59 @@ def test_versions_run_alone_require_the_modules_the_sandbox_gives(
     assert "'lodash.kebabCase' of the package 'lodash', which is not in the sandbox" in (
         used.tests[0].exc_message or "")
     assert "Cannot find module 'fs' in the sandbox" in report.candidates[5].detail
+
+
+#: Checks real code writes with ``assert`` (``A``; ``S`` is ``assert/strict``): each passes
+#: or throws, and what it throws is compared by name, code and operator.
+ASSERTS = [
+    "A(1)", "A(0)", "A.ok('')", "A.ok(0, new TypeError('mine'))", "A.equal(1, '1')",
+    "A.equal(NaN, NaN)", "A.equal(1, 2)", "A.notEqual(1, '1')", "A.strictEqual(1, '1')",
+    "A.strictEqual(NaN, NaN)", "A.strictEqual(-0, 0)", "A.notStrictEqual(1, 2)",
+    "A.deepEqual({a: [1, 2]}, {a: [1, '2']})", "A.deepStrictEqual({a: [1, 2]}, {a: [1, '2']})",
+    "A.deepStrictEqual({a: [1, 2]}, {a: [1, 2]})", "A.deepStrictEqual([1, , 3], [1, undefined, 3])",
+    "A.deepStrictEqual(new Map([[1, {x: 1}]]), new Map([[1, {x: 1}]]))",
+    "A.deepStrictEqual(new Set([{a: 1}, 2]), new Set([2, {a: 1}]))",
+    "A.deepStrictEqual(new Set([{a: 1}]), new Set([{a: 2}]))",
+    "A.deepStrictEqual(new Date(5), new Date(5))", "A.deepStrictEqual(/a/g, /a/i)",
+    "A.deepStrictEqual(Object.create(null), {})", "A.deepEqual(Object.create(null), {})",
+    "A.deepStrictEqual(new Uint8Array([1, 2]), new Uint8Array([1, 2]))",
+    "(() => { const a = {}; a.self = a; const b = {}; b.self = b; A.deepStrictEqual(a, b); })()",
+    "A.notDeepStrictEqual([1], [1])", "A.deepStrictEqual([0], [-0])", "A.deepEqual([0], [-0])",
+    "A.throws(() => { throw new TypeError('x'); }, TypeError)",
+    "A.throws(() => { throw new TypeError('bad x'); }, /bad/)",
+    "A.throws(() => { throw new TypeError('x'); }, RangeError)",
+    "A.throws(() => 1)", "A.throws(() => { throw new Error('m'); }, { message: 'm' })",
+    "A.throws(() => { throw new Error('m'); }, { message: 'n' })",
+    "A.throws(() => { throw new Error('m'); }, (e) => e.message === 'm')",
+    "A.doesNotThrow(() => { throw new Error('m'); })", "A.fail('boom')", "A.match('abc', /b/)",
+    "A.match('abc', /d/)", "A.doesNotMatch('abc', /d/)", "A.ifError(null)",
+    "A.ifError(new Error('e'))", "S.equal(1, '1')", "S.deepEqual([1], ['1'])",
+    "S.deepEqual([1], [1])", "A.strictEqual(1, 2, 'said')",
+]
+
+
+def _checked(expressions: list[str], assert_: str, strict: str) -> str:
+    body = ", ".join(
+        "(() => { try { " + e.replace("A", assert_, 1).replace("S.", strict + ".", 1)
+        + "; return 'passed'; } catch (e) { return [e.name, e.code, e.operator, "
+        "e.generatedMessage, e instanceof (" + assert_ + ").AssertionError]; } })()"
+        for e in expressions)
+    return "[" + body + "]"
+
+
+def test_assert_checks_as_node_checks(node_sandboxed: node_sandbox.NodeBinary) -> None:
+    """``require('assert')`` inside the context passes and fails where Node's does, with
+    the same error's name, code, operator and whether its message was given."""
+    ours = _checked(ASSERTS, "require('assert')", "require('node:assert/strict')")
+    code = "function f() { return JSON.stringify(" + ours + "); }"
+    outcome = JAVASCRIPT.run(code, [TestCase("call", args=())], "f", Limits()).tests[0]
+    assert outcome.exc_type is None, outcome.exc_message
+    got = json.loads(json.loads(outcome.output or "null"))
+    program = "console.log(JSON.stringify(" + _checked(
+        ASSERTS, "require('assert')", "require('assert/strict')") + "))"
+    out = subprocess.run([node_sandboxed.path, "-e", program], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    differ = [(e, mine, nodes) for e, mine, nodes in zip(ASSERTS, got, json.loads(out),
+                                                          strict=True) if mine != nodes]
+    assert differ == [], "\n".join(map(str, differ))
+    assert got.count("passed") == 22

@@ -38,10 +38,12 @@ def test_no_process_require_or_console_of_the_host(node_sandboxed: object) -> No
       return [typeof process, typeof module.require, typeof globalThis.process,
         String(Object.getOwnPropertyNames(globalThis).includes('process')),
         typeof require.constructor.constructor('return this.process')(),
+        typeof require('assert').AssertionError.constructor('return this.process')(),
         require('path').extname('a.b'), typeof require('lodash').chunk, ...refused]; }"""
     result = run(code)
     assert json.loads(result.tests[0].output or "null") == [
-        "undefined", "undefined", "undefined", "false", "undefined", ".b", "function",
+        "undefined", "undefined", "undefined", "false", "undefined", "undefined", ".b",
+        "function",
         *["MODULE_NOT_FOUND"] * 9]
 
 

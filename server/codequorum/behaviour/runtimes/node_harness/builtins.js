@@ -1,7 +1,8 @@
 // Evaluated inside the version's own vm context, after ``globals.js``: the Node modules a
 // version's module may ``require`` that only compute, made of this realm only (as
 // ``globals.js``'s are): ``path`` (POSIX, with ``path.win32``) and ``crypto``'s hashes
-// (``createHash``, ``createHmac``, ``getHashes``, ``timingSafeEqual``). What only Node knows
+// (``createHash``, ``createHmac``, ``getHashes``, ``timingSafeEqual``), and ``assert`` (with
+// ``assert/strict``). What only Node knows
 // exactly (its path rules, its digests) is asked of it through ``globals.js``'s ``ask``,
 // strings in and out (``bridge.js``). Each module is a frozen global of a name no program
 // uses, which ``modules.js`` gives to ``require('path')`` (``CONTEXT_MODULES`` of
@@ -35,6 +36,242 @@
       + '. Received ' + described(value));
     err.code = 'ERR_INVALID_ARG_TYPE';
     return err;
+  }
+
+  // ``assert`` and ``assert/strict`` as Node 20 gives them: the same checks, an
+  // ``AssertionError`` (``code`` ``ERR_ASSERTION``, ``actual``, ``expected``, ``operator``)
+  // when one fails, its message shorter than Node's (values shown as ``shown`` writes them).
+  class AssertionError extends ErrorCtor {
+    constructor(options) {
+      const o = options || {};
+      super(o.message === undefined ? 'Failed' : StringFn(o.message));
+      this.name = 'AssertionError';
+      this.code = 'ERR_ASSERTION';
+      this.actual = o.actual;
+      this.expected = o.expected;
+      this.operator = o.operator;
+      this.generatedMessage = !o.given;
+    }
+  }
+
+  function shown(value) {
+    try {
+      if (typeof value === 'string') return JSON.stringify(value);
+      if (typeof value === 'bigint') return StringFn(value) + 'n';
+      if (typeof value === 'object' && value !== null) {
+        const text = JSON.stringify(value);
+        if (typeof text === 'string') return text.length > 200 ? text.slice(0, 197) + '...' : text;
+      }
+      return StringFn(value);
+    } catch (err) {
+      return Object.prototype.toString.call(value);
+    }
+  }
+
+  // ``generated`` false where Node says its own words are not generated (a missing or an
+  // unwanted exception, ``ifError``).
+  function fail(given, actual, expected, operator, words, generated = true) {
+    if (given instanceof ErrorCtor) throw given;
+    throw new AssertionError({ message: given === undefined ? words : given,
+      given: given !== undefined || !generated, actual, expected, operator });
+  }
+
+  const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+  const tag = (o) => Object.prototype.toString.call(o);
+
+  // Node's deep equality: ``strict`` compares primitives with ``Object.is`` and prototypes
+  // too, loose with ``==``; cycles are met once (``seen`` pairs them).
+  function deepEqual(a, b, strict, seen) {
+    if (strict ? Object.is(a, b) : (a == b || (a !== a && b !== b))) return true;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+    if (strict && Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+    if (tag(a) !== tag(b) || Array.isArray(a) !== Array.isArray(b)) return false;
+    if (seen.get(a) === b) return true;
+    seen.set(a, b);
+    if (a instanceof Date && !Object.is(a.getTime(), b.getTime())) return false;
+    if (a instanceof RegExp && (StringFn(a) !== StringFn(b) || a.lastIndex !== b.lastIndex)) {
+      return false;
+    }
+    if (a instanceof ErrorCtor && (a.message !== b.message || a.name !== b.name)) return false;
+    if (a instanceof Number || a instanceof String || a instanceof Boolean) {
+      if (!Object.is(a.valueOf(), b.valueOf())) return false;
+    }
+    if (ArrayBuffer.isView(a)) {
+      if (a.length !== b.length || a.byteLength !== b.byteLength) return false;
+      for (let i = 0; i < a.length; i++) {
+        if (!(strict ? Object.is(a[i], b[i]) : a[i] == b[i])) return false;
+      }
+    }
+    if (a instanceof Map && !sameMap(a, b, strict, seen)) return false;
+    if (a instanceof Set && !sameSet(a, b, strict, seen)) return false;
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    for (const key of keys) {
+      if (!has(b, key) || !deepEqual(a[key], b[key], strict, seen)) return false;
+    }
+    if (strict) {
+      const own = (o) => Object.getOwnPropertySymbols(o).filter(
+        (k) => Object.prototype.propertyIsEnumerable.call(o, k));
+      const symbols = own(a);
+      if (symbols.length !== own(b).length) return false;
+      for (const key of symbols) {
+        if (!has(b, key) || !deepEqual(a[key], b[key], strict, seen)) return false;
+      }
+    }
+    return true;
+  }
+
+  function sameMap(a, b, strict, seen) {
+    if (a.size !== b.size) return false;
+    for (const [key, value] of a) {
+      if (b.has(key)) {
+        if (!deepEqual(value, b.get(key), strict, seen)) return false;
+        continue;
+      }
+      if (typeof key !== 'object' || key === null) return false;
+      let found = false;
+      for (const [other, v] of b) {
+        if (deepEqual(key, other, strict, seen) && deepEqual(value, v, strict, seen)) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) return false;
+    }
+    return true;
+  }
+
+  function sameSet(a, b, strict, seen) {
+    if (a.size !== b.size) return false;
+    for (const item of a) {
+      if (b.has(item)) continue;
+      if (typeof item !== 'object' || item === null) return false;
+      let found = false;
+      for (const other of b) {
+        if (deepEqual(item, other, strict, seen)) { found = true; break; }
+      }
+      if (!found) return false;
+    }
+    return true;
+  }
+
+  // What ``throws`` and ``rejects`` accept as the error expected: a class, a RegExp of its
+  // text, a function that returns true, or an object whose keys it must match.
+  function matches(err, expected) {
+    if (expected === undefined) return true;
+    if (expected instanceof RegExp) return expected.test(StringFn(err));
+    if (typeof expected === 'function') {
+      if (expected.prototype !== undefined && err instanceof expected) return true;
+      if (ErrorCtor.isPrototypeOf(expected) || expected === ErrorCtor) return false;
+      return apply(expected, undefined, [err]) === true;
+    }
+    if (typeof expected === 'object' && expected !== null) {
+      for (const key of Object.keys(expected)) {
+        const want = expected[key];
+        const got = err === null || err === undefined ? undefined : err[key];
+        if (want instanceof RegExp && typeof got === 'string' ? !want.test(got)
+          : !deepEqual(got, want, true, new Map())) return false;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  function assertModule(strict) {
+    const assert = function ok(value, message) {
+      if (!value) fail(message, value, true, '==', 'The expression evaluated to a falsy value');
+    };
+    assert.ok = assert;
+    assert.AssertionError = AssertionError;
+    assert.fail = (message) => fail(message === undefined ? 'Failed' : message, undefined,
+      undefined, 'fail', 'Failed');
+    assert.strictEqual = (a, b, m) => {
+      if (!Object.is(a, b)) fail(m, a, b, 'strictEqual', 'Expected values to be strictly '
+        + 'equal: ' + shown(a) + ' !== ' + shown(b));
+    };
+    assert.notStrictEqual = (a, b, m) => {
+      if (Object.is(a, b)) fail(m, a, b, 'notStrictEqual', 'Expected "actual" to be strictly '
+        + 'unequal to: ' + shown(b));
+    };
+    assert.deepStrictEqual = (a, b, m) => {
+      if (!deepEqual(a, b, true, new Map())) fail(m, a, b, 'deepStrictEqual', 'Expected '
+        + 'values to be strictly deep-equal: ' + shown(a) + ' vs ' + shown(b));
+    };
+    assert.notDeepStrictEqual = (a, b, m) => {
+      if (deepEqual(a, b, true, new Map())) fail(m, a, b, 'notDeepStrictEqual', 'Expected '
+        + '"actual" not to be strictly deep-equal to: ' + shown(b));
+    };
+    const looseEqual = (a, b, m) => {
+      if (!(a == b || (a !== a && b !== b))) fail(m, a, b, '==', shown(a) + ' == ' + shown(b));
+    };
+    const looseNotEqual = (a, b, m) => {
+      if (a == b || (a !== a && b !== b)) fail(m, a, b, '!=', shown(a) + ' != ' + shown(b));
+    };
+    const looseDeep = (a, b, m) => {
+      if (!deepEqual(a, b, false, new Map())) fail(m, a, b, 'deepEqual', 'Expected values to '
+        + 'be loosely deep-equal: ' + shown(a) + ' vs ' + shown(b));
+    };
+    const looseNotDeep = (a, b, m) => {
+      if (deepEqual(a, b, false, new Map())) fail(m, a, b, 'notDeepEqual', 'Expected "actual" '
+        + 'not to be loosely deep-equal to: ' + shown(b));
+    };
+    assert.equal = strict ? assert.strictEqual : looseEqual;
+    assert.notEqual = strict ? assert.notStrictEqual : looseNotEqual;
+    assert.deepEqual = strict ? assert.deepStrictEqual : looseDeep;
+    assert.notDeepEqual = strict ? assert.notDeepStrictEqual : looseNotDeep;
+    assert.throws = (fn, expected, message) => {
+      if (typeof expected === 'string') { message = expected; expected = undefined; }
+      let threw = false;
+      let err;
+      try { fn(); } catch (e) { threw = true; err = e; }
+      if (!threw) {
+        fail(message, undefined, expected, 'throws', 'Missing expected exception.', false);
+      }
+      if (!matches(err, expected)) {
+        fail(message, err, expected, 'throws', 'The error is not the one expected');
+      }
+    };
+    assert.doesNotThrow = (fn, expected, message) => {
+      try { fn(); } catch (e) {
+        fail(typeof expected === 'string' ? expected : message, e, expected, 'doesNotThrow',
+          'Got unwanted exception: ' + shown(e && e.message), false);
+      }
+    };
+    assert.rejects = async (promise, expected, message) => {
+      if (typeof expected === 'string') { message = expected; expected = undefined; }
+      let threw = false;
+      let err;
+      try { await (typeof promise === 'function' ? promise() : promise); }
+      catch (e) { threw = true; err = e; }
+      if (!threw) {
+        fail(message, undefined, expected, 'rejects', 'Missing expected rejection.', false);
+      }
+      if (!matches(err, expected)) fail(message, err, expected, 'rejects', 'The rejection is '
+        + 'not the one expected');
+    };
+    assert.doesNotReject = async (promise, expected, message) => {
+      try { await (typeof promise === 'function' ? promise() : promise); }
+      catch (e) {
+        fail(typeof expected === 'string' ? expected : message, e, expected, 'doesNotReject',
+          'Got unwanted rejection: ' + shown(e && e.message), false);
+      }
+    };
+    assert.match = (text, re, m) => {
+      if (typeof text !== 'string' || !re.test(text)) fail(m, text, re, 'match', 'The input did '
+        + 'not match the regular expression ' + StringFn(re) + '. Input: ' + shown(text));
+    };
+    assert.doesNotMatch = (text, re, m) => {
+      if (typeof text !== 'string' || re.test(text)) fail(m, text, re, 'doesNotMatch', 'The '
+        + 'input was expected to not match the regular expression ' + StringFn(re)
+        + '. Input: ' + shown(text));
+    };
+    assert.ifError = (value) => {
+      if (value === null || value === undefined) return;
+      fail(undefined, value, null, 'ifError', 'ifError got unwanted exception: '
+        + shown(value && value.message !== undefined ? value.message : value), false);
+    };
+    if (strict) assert.strict = assert;
+    return assert;
   }
 
   return function install(tools) {
@@ -232,5 +469,10 @@
       },
     };
     define('__codequorum_crypto', crypto);
+
+    // -------------------------------------------------------------------------- assert
+    define('__codequorum_assert', assertModule(false));
+    define('__codequorum_assert_strict', assertModule(true));
   };
+
 })(globalThis)
