@@ -160,3 +160,12 @@ def test_names_imported_from_packages_are_read_with_their_specifiers() -> None:
     assert package_imports(code, "typescript") == {
         "_": "lodash", "s": "lodash", "max": "lodash", "readFileSync": "node:fs", "def": "pkg",
         "a": "pkg"}  # node:path is given to a version run alone
+
+
+def test_typescripts_commonjs_forms_are_written_as_it_emits_them() -> None:
+    code = ("import fs = require('fs');\nimport type T = require('t');\n"
+            "namespace B { export const C = 1; }\nimport A = B.C;\nexport = A;\n")
+    lines = [line.strip() for line in strip_types(code).splitlines()]
+    assert lines[0] == "const fs = require('fs');"
+    assert lines[1] == ""  # a type only
+    assert lines[3:] == ["const A = B.C;", "module.exports = A;"]

@@ -11,8 +11,9 @@ parameter, the ``!`` of a definite assignment. Two kinds of syntax with run-time
 meaning are written out as TypeScript emits them (``ts_emit.py``): an ``enum`` becomes the
 object TypeScript makes (``const enum`` too), a constructor's parameter properties
 (``constructor(private x: number)``) assignments at the start of its body, a
-``namespace`` the function TypeScript wraps it in; each rewrite keeps the lines where
-they were. Decorators are blanked too: a version runs undecorated (what a decorator does,
+``namespace`` the function TypeScript wraps it in, ``import fs = require('fs')``,
+``import A = B.C`` and ``export = f`` the CommonJS it makes of them; each rewrite keeps the
+lines where they were. Decorators are blanked too: a version runs undecorated (what a decorator does,
 ``@Injectable()``, ``@memoize``, is the framework's, and its name is rarely there to call
 when a version runs alone), and :func:`decorators` names them for the run's detail.
 """
@@ -98,6 +99,11 @@ def _node_spans(node: Node, spans: list[Span]) -> list[Node]:
             raise NotStrippable(f"TypeScript {exc}") from None
         body = node.child_by_field_name("body")
         return list(body.named_children) if body is not None else []
+    if t in ("import_statement", "import_alias", "export_statement"):
+        rewrite = _commonjs_rewrite(node)
+        if rewrite is not None:
+            spans.append((node.start_byte, node.end_byte, rewrite))
+            return []
     if t == "decorator":  # blanked, not a type: an ``export`` it stands in stays
         spans.append((node.start_byte, node.end_byte))
         return []
@@ -132,6 +138,28 @@ def _node_spans(node: Node, spans: list[Span]) -> list[Node]:
             spans.append((node.start_byte, node.end_byte))
             return []
     return list(node.children)
+
+
+def _commonjs_rewrite(node: Node) -> str | None:
+    """TypeScript's CommonJS forms as it emits them: ``import fs = require('fs')`` ->
+    ``const fs = require('fs')``, ``import A = B.C`` -> ``const A = B.C``, ``export = f``
+    -> ``module.exports = f``; None for any other statement (or ``import type``)."""
+    if any(c.type == "type" for c in node.children):
+        return None
+    named = node.named_children
+    if node.type == "import_statement" and named and named[0].type == "import_require_clause":
+        clause = named[0]
+        name = next((c for c in clause.named_children if c.type == "identifier"), None)
+        source = clause.child_by_field_name("source")
+        if name is None or source is None:
+            return None
+        return f"const {node_text(name)} = require({node_text(source)});"
+    if node.type == "import_alias" and len(named) == 2:
+        return f"const {node_text(named[0])} = {node_text(named[1])};"
+    if node.type == "export_statement" and any(c.type == "=" for c in node.children) \
+            and len(named) == 1:
+        return f"module.exports = {node_text(named[0])};"
+    return None
 
 
 def decorators(code: str) -> list[str]:
