@@ -46,6 +46,29 @@ def test_a_javascript_set_runs_and_its_versions_part(node_sandboxed: object) -> 
     assert not any("not measured" in n for n in report.notes)
 
 
+def test_versions_written_as_modules_in_every_way_an_answer_writes_them_run(
+        node_sandboxed: object) -> None:
+    """A default export of a function of no name is the function (as a CommonJS module
+    that is one); named exports, ``module.exports`` and an imported ``assert`` checking it
+    at the top level all run the same function."""
+    body = "xs.reduce((a, b) => a + b, 0)"
+    codes = [f"export default function (xs) {{ return {body}; }}",
+             f"export default (xs) => {body};",
+             f"export function addAll(xs) {{ return {body}; }}",
+             f"module.exports = (xs) => {body};",
+             f"import assert from 'node:assert';\nconst addAll = (xs) => {body};\n"
+             "assert.strictEqual(addAll([2]), 2);\nexport { addAll };",
+             f"const assert = require('assert');\nconst addAll = (xs) => {body};\n"
+             "assert.strictEqual(addAll([2]), 3);"]
+    ss = VersionSet.from_codes("js", codes, language="typescript", entry_point="addAll",
+                              prompt=PROMPT)
+    report = run_dynamic(ss, DynamicOptions(hypothesis_examples=0, scaling=False))
+    assert [c.pass_rate for c in report.candidates] == [1.0] * 5 + [0.0]
+    assert report.candidates[5].status == "error"
+    assert "AssertionError: Expected values to be strictly equal: 2 !== 3" in (
+        report.candidates[5].detail)
+
+
 def test_score_runs_javascript_and_typescript_sets_of_a_jsonl_file(
         node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "sets.jsonl"

@@ -49,6 +49,8 @@ def test_module_syntax_becomes_a_script() -> None:
     assert [line.strip() for line in script_form(code).splitlines()] == [
         "", "function f(x) { return x; }", "const g = (y) => y;", ""]
     assert script_form("function f() {}") == "function f() {}"
+    assert script_form("export default (x) => x;") == "module.exports = (x) => x;"
+    assert script_form("export default function (x) {}") == "module.exports = function (x) {}"
 
 
 def test_imports_of_the_node_modules_the_sandbox_gives_become_require_calls() -> None:

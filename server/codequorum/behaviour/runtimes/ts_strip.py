@@ -13,9 +13,10 @@ object TypeScript makes (``const enum`` too), a constructor's parameter properti
 (``constructor(private x: number)``) assignments at the start of its body, a
 ``namespace`` the function TypeScript wraps it in, ``import fs = require('fs')``,
 ``import A = B.C`` and ``export = f`` the CommonJS it makes of them; each rewrite keeps the
-lines where they were. Decorators are blanked too: a version runs undecorated (what a decorator does,
-``@Injectable()``, ``@memoize``, is the framework's, and its name is rarely there to call
-when a version runs alone), and :func:`decorators` names them for the run's detail.
+lines where they were. Decorators are blanked too: a version runs undecorated (what a
+decorator does, ``@Injectable()``, ``@memoize``, is the framework's, and its name is rarely
+there to call when a version runs alone), and :func:`decorators` names them for the run's
+detail.
 """
 
 from __future__ import annotations
@@ -235,9 +236,15 @@ def _only_known_errors(root: Node) -> bool:
     return True
 
 
+#: What ``export default`` may give that has no name: a run finds it as a CommonJS module
+#: that is one function (``module.exports = (xs) => ...``).
+ANONYMOUS_DEFAULTS = ("function_expression", "arrow_function", "generator_function")
+
+
 def script_form(code: str) -> str:
     """A version with ES module syntax as a script ``vm.Script`` compiles: ``export`` and
-    ``export default`` before a declaration blanked, ``export { ... }`` blanked, an
+    ``export default`` before a declaration blanked, ``export default`` before a function
+    of no name made ``module.exports =``, ``export { ... }`` blanked, an
     ``import`` of one of Node's modules the sandbox gives (``path``, ``crypto``: see
     ``CONTEXT_MODULES``) made ``require`` calls binding the same names, every other
     ``import`` blanked (a version runs alone: what it imports is not there, and a call
@@ -251,6 +258,11 @@ def script_form(code: str) -> str:
             spans.append((node.start_byte, node.end_byte, required(node, i)) if given
                          else (node.start_byte, node.end_byte))
         elif node.type == "export_statement":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in ANONYMOUS_DEFAULTS \
+                    and value.child_by_field_name("name") is None:
+                spans.append((node.start_byte, value.start_byte, "module.exports = "))
+                continue
             declared = node.child_by_field_name("declaration")
             if declared is None:
                 declared = next((c for c in node.named_children if c.type.endswith(
