@@ -82,6 +82,8 @@ CONTEXT_MODULES: dict[str, tuple[str, ...] | str] = {
     "crypto": "__codequorum_crypto",
     "assert": "__codequorum_assert",
     "assert/strict": "__codequorum_assert_strict",
+    "events": "__codequorum_events",
+    "util": "__codequorum_util",
 }
 
 

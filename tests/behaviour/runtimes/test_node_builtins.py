@@ -181,3 +181,61 @@ def test_assert_checks_as_node_checks(node_sandboxed: node_sandbox.NodeBinary) -
                                                           strict=True) if mine != nodes]
     assert differ == [], "\n".join(map(str, differ))
     assert got.count("passed") == 22
+
+
+#: Programs real modules run with ``events`` (``EE``) and ``util`` (``UU``), each giving a
+#: JSON-able value; compared with what Node's own modules give.
+EVENTS_AND_UTIL = [
+    """(() => { const e = new EE(); const out = [];
+      e.on('a', function (x) { out.push(['on', x, this === e]); });
+      e.prependListener('a', (x) => out.push(['first', x]));
+      e.once('a', (x) => out.push(['once', x]));
+      return [e.emit('a', 1), e.emit('a', 2), e.emit('b'), e.listenerCount('a'), out,
+        e.eventNames(), e.getMaxListeners(), EE.defaultMaxListeners]; })()""",
+    """(() => { const e = new EE(); const f = () => 1; const seen = [];
+      e.on('newListener', (t) => seen.push('new ' + t));
+      e.on('removeListener', (t) => seen.push('removed ' + t));
+      e.once('x', f); const before = [e.listeners('x').length, e.listeners('x')[0] === f,
+        e.rawListeners('x')[0] === f];
+      e.off('x', f); return [before, e.listenerCount('x'), seen]; })()""",
+    """(() => { const e = new EE(); try { e.emit('error', new TypeError('t')); }
+      catch (err) { var a = [err.name, err.message]; }
+      try { e.emit('error', 'plain'); } catch (err) { var b = [err.code]; }
+      try { e.on('x', 1); } catch (err) { var c = [err.name, err.code]; }
+      return [a, b, c, e.removeAllListeners() === e]; })()""",
+    """(() => { class Bus extends EE { constructor() { super(); this.n = 0; }
+        bump() { this.n++; this.emit('bumped', this.n); return this; } }
+      function Old() { EE.call(this); } UU.inherits(Old, EE);
+      const b = new Bus(); const got = []; b.on('bumped', (n) => got.push(n)); b.bump().bump();
+      const o = new Old(); o.on('z', () => got.push('z')); o.emit('z');
+      return [got, o instanceof EE, Old.super_ === EE, EE.EventEmitter === EE]; })()""",
+    """[UU.isDeepStrictEqual({a: [1, new Map([[1, 2]])]}, {a: [1, new Map([[1, 2]])]}),
+      UU.isDeepStrictEqual([1], ['1']), UU.types.isDate(new Date()), UU.types.isRegExp(/a/),
+      UU.types.isPromise(Promise.resolve()), UU.types.isMap(new Map()), UU.types.isSet([]),
+      UU.types.isAsyncFunction(async () => 1), UU.types.isGeneratorFunction(function* () {}),
+      UU.types.isTypedArray(new Uint8Array(1)), UU.types.isTypedArray([]),
+      UU.types.isNativeError(new RangeError()), UU.types.isBoxedPrimitive(Object(1)),
+      UU.isArray([]), typeof UU.promisify.custom, UU.deprecate((x) => x + 1, 'old')(1)]""",
+]
+
+
+def test_events_and_util_give_what_nodes_give(node_sandboxed: node_sandbox.NodeBinary) -> None:
+    """``require('events')`` and ``require('util')`` inside the context behave as Node's
+    on what real modules do with them; ``util.promisify`` settles as Node's."""
+    programs = "[" + ", ".join(EVENTS_AND_UTIL) + "]"
+    code = ("function f() { const EE = require('events'), UU = require('node:util');\n"
+            "return " + programs + "; }")
+    outcome = JAVASCRIPT.run(code, [TestCase("call", args=())], "f", Limits()).tests[0]
+    assert outcome.exc_type is None, outcome.exc_message
+    got = json.loads(outcome.output or "null")
+    program = ("const EE = require('events'), UU = require('util');\n"
+               "console.log(JSON.stringify(" + programs + "))")
+    out = subprocess.run([node_sandboxed.path, "-e", program], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    assert got == json.loads(out)
+    assert got[0][:4] == [True, True, False, 2]  # emitted, emitted, no listener, two left
+    promised = ("async function f(x) { const later = (v, cb) => cb(v < 0 ? new Error('neg') : null,"
+                " v * 2); const p = require('util').promisify(later);"
+                " try { return [await p(x), await p(-1)]; } catch (e) { return e.message; } }")
+    result = JAVASCRIPT.run(promised, [TestCase("call", args=(3,))], "f", Limits()).tests[0]
+    assert result.output == '"neg"'

@@ -1,8 +1,8 @@
 // Evaluated inside the version's own vm context, after ``globals.js``: the Node modules a
 // version's module may ``require`` that only compute, made of this realm only (as
 // ``globals.js``'s are): ``path`` (POSIX, with ``path.win32``) and ``crypto``'s hashes
-// (``createHash``, ``createHmac``, ``getHashes``, ``timingSafeEqual``), and ``assert`` (with
-// ``assert/strict``). What only Node knows
+// (``createHash``, ``createHmac``, ``getHashes``, ``timingSafeEqual``), ``assert`` (with
+// ``assert/strict``), ``events`` and what of ``util`` needs no inspector. What only Node knows
 // exactly (its path rules, its digests) is asked of it through ``globals.js``'s ``ask``,
 // strings in and out (``bridge.js``). Each module is a frozen global of a name no program
 // uses, which ``modules.js`` gives to ``require('path')`` (``CONTEXT_MODULES`` of
@@ -274,6 +274,228 @@
     return assert;
   }
 
+  // -------------------------------------------------------------------------- events
+  // ``events``: Node's ``EventEmitter`` (a function, so that ``EventEmitter.call(this)``
+  // and ``util.inherits`` work as well as ``class extends``), listeners called in order
+  // with the emitter as ``this``, ``once`` wrappers, ``error`` with no listener thrown.
+  function invalidListener(listener) {
+    return invalidType('listener', 'function', listener);
+  }
+
+  function eventsModule() {
+    function EventEmitter(options) { EventEmitter.init.call(this, options); }
+    EventEmitter.init = function init() {
+      if (this._events === undefined || this._events === Object.getPrototypeOf(this)._events) {
+        this._events = Object.create(null);
+        this._eventsCount = 0;
+      }
+      this._maxListeners = this._maxListeners || undefined;
+    };
+    const proto = EventEmitter.prototype;
+    proto._events = undefined;
+    proto._eventsCount = 0;
+    proto._maxListeners = undefined;
+    const listOf = (emitter, type) => {
+      if (emitter._events === undefined) EventEmitter.init.call(emitter);
+      const events = emitter._events;
+      return has(events, type) ? events[type] : undefined;
+    };
+    function add(emitter, type, listener, prepend) {
+      if (typeof listener !== 'function') throw invalidListener(listener);
+      if (emitter._events === undefined) EventEmitter.init.call(emitter);
+      if (has(emitter._events, 'newListener')) {
+        emitter.emit('newListener', type, listener.listener ? listener.listener : listener);
+      }
+      const list = listOf(emitter, type);
+      if (list === undefined) {
+        emitter._events[type] = [listener];
+        emitter._eventsCount++;
+      } else if (prepend) list.unshift(listener);
+      else list.push(listener);
+      return emitter;
+    }
+    function onceWrapper(emitter, type, listener) {
+      const state = { fired: false };
+      const wrapped = function (...args) {
+        if (state.fired) return undefined;
+        state.fired = true;
+        emitter.removeListener(type, wrapped);
+        return apply(listener, emitter, args);
+      };
+      wrapped.listener = listener;
+      return wrapped;
+    }
+    proto.addListener = function addListener(type, fn) { return add(this, type, fn, false); };
+    proto.on = proto.addListener;
+    proto.prependListener = function prependListener(type, fn) { return add(this, type, fn, true); };
+    proto.once = function once(type, fn) {
+      if (typeof fn !== 'function') throw invalidListener(fn);
+      return add(this, type, onceWrapper(this, type, fn), false);
+    };
+    proto.prependOnceListener = function prependOnceListener(type, fn) {
+      if (typeof fn !== 'function') throw invalidListener(fn);
+      return add(this, type, onceWrapper(this, type, fn), true);
+    };
+    proto.removeListener = function removeListener(type, fn) {
+      if (typeof fn !== 'function') throw invalidListener(fn);
+      const list = listOf(this, type);
+      if (list === undefined) return this;
+      for (let i = list.length - 1; i >= 0; i--) {
+        if (list[i] === fn || list[i].listener === fn) {
+          const removed = list[i];
+          list.splice(i, 1);
+          if (list.length === 0) {
+            delete this._events[type];
+            this._eventsCount--;
+          }
+          if (has(this._events, 'removeListener')) {
+            this.emit('removeListener', type, removed.listener || removed);
+          }
+          break;
+        }
+      }
+      return this;
+    };
+    proto.off = proto.removeListener;
+    proto.removeAllListeners = function removeAllListeners(type) {
+      if (this._events === undefined) return this;
+      if (type === undefined) {
+        this._events = Object.create(null);
+        this._eventsCount = 0;
+      } else if (has(this._events, type)) {
+        delete this._events[type];
+        this._eventsCount--;
+      }
+      return this;
+    };
+    proto.emit = function emit(type, ...args) {
+      const list = listOf(this, type);
+      if (list === undefined) {
+        if (type !== 'error') return false;
+        const er = args[0];
+        if (er instanceof ErrorCtor) throw er;
+        const err = new ErrorCtor('Unhandled error. (' + shown(er) + ')');
+        err.code = 'ERR_UNHANDLED_ERROR';
+        err.context = er;
+        throw err;
+      }
+      for (const listener of list.slice()) apply(listener, this, args);
+      return true;
+    };
+    proto.listenerCount = function listenerCount(type) {
+      const list = listOf(this, type);
+      return list === undefined ? 0 : list.length;
+    };
+    proto.listeners = function listeners(type) {
+      const list = listOf(this, type);
+      return list === undefined ? [] : list.map((l) => l.listener || l);
+    };
+    proto.rawListeners = function rawListeners(type) {
+      const list = listOf(this, type);
+      return list === undefined ? [] : list.slice();
+    };
+    proto.eventNames = function eventNames() {
+      return this._events === undefined ? [] : Reflect.ownKeys(this._events);
+    };
+    proto.setMaxListeners = function setMaxListeners(n) {
+      if (typeof n !== 'number' || n < 0 || n !== n) {
+        const err = new RangeErrorCtor('The value of "n" is out of range. It must be a '
+          + 'non-negative number. Received ' + shown(n));
+        err.code = 'ERR_OUT_OF_RANGE';
+        throw err;
+      }
+      this._maxListeners = n;
+      return this;
+    };
+    proto.getMaxListeners = function getMaxListeners() {
+      return this._maxListeners === undefined ? EventEmitter.defaultMaxListeners
+        : this._maxListeners;
+    };
+    EventEmitter.EventEmitter = EventEmitter;
+    EventEmitter.defaultMaxListeners = 10;
+    EventEmitter.once = (emitter, type) => new Promise((resolve, reject) => {
+      const onError = (err) => { emitter.removeListener(type, onEvent); reject(err); };
+      const onEvent = (...args) => {
+        if (type !== 'error') emitter.removeListener('error', onError);
+        resolve(args);
+      };
+      emitter.once(type, onEvent);
+      if (type !== 'error') emitter.once('error', onError);
+    });
+    EventEmitter.listenerCount = (emitter, type) => emitter.listenerCount(type);
+    return EventEmitter;
+  }
+
+  // ---------------------------------------------------------------------------- util
+  // ``util``: what computes without Node's inspector of values (``inspect``, ``format``
+  // are not built: a call of them raises ``TypeError``).
+  const CUSTOM_PROMISIFY = Symbol.for('nodejs.util.promisify.custom');
+
+  function utilModule() {
+    const tagged = (name) => (value) => tag(value) === '[object ' + name + ']';
+    const types = {
+      isDate: tagged('Date'), isRegExp: tagged('RegExp'), isMap: tagged('Map'),
+      isSet: tagged('Set'), isWeakMap: tagged('WeakMap'), isWeakSet: tagged('WeakSet'),
+      isPromise: tagged('Promise'), isDataView: tagged('DataView'),
+      isArrayBuffer: tagged('ArrayBuffer'), isNativeError: tagged('Error'),
+      isAsyncFunction: tagged('AsyncFunction'),
+      isGeneratorFunction: (v) => tag(v) === '[object GeneratorFunction]'
+        || tag(v) === '[object AsyncGeneratorFunction]',
+      isGeneratorObject: tagged('Generator'),
+      isTypedArray: (v) => ArrayBuffer.isView(v) && !(v instanceof DataView),
+      isUint8Array: tagged('Uint8Array'),
+      isBoxedPrimitive: (v) => ['Number', 'String', 'Boolean', 'BigInt', 'Symbol'].some(
+        (name) => typeof v === 'object' && v !== null && tag(v) === '[object ' + name + ']'),
+    };
+    function promisify(original) {
+      if (typeof original !== 'function') throw invalidType('original', 'function', original);
+      if (typeof original[CUSTOM_PROMISIFY] === 'function') return original[CUSTOM_PROMISIFY];
+      return function promisified(...args) {
+        return new Promise((resolve, reject) => {
+          apply(original, this, [...args, (err, ...values) => {
+            if (err) reject(err);
+            else resolve(values[0]);
+          }]);
+        });
+      };
+    }
+    promisify.custom = CUSTOM_PROMISIFY;
+    function callbackify(original) {
+      if (typeof original !== 'function') throw invalidType('original', 'function', original);
+      return function callbackified(...args) {
+        const callback = args.pop();
+        if (typeof callback !== 'function') {
+          throw invalidType('last argument', 'function', callback);
+        }
+        apply(original, this, args).then((value) => callback(null, value), (reason) => {
+          if (!reason) {
+            const err = new ErrorCtor('Promise was rejected with a falsy value');
+            err.code = 'ERR_FALSY_VALUE_REJECTION';
+            err.reason = reason;
+            reason = err;
+          }
+          callback(reason);
+        });
+      };
+    }
+    function inherits(ctor, superCtor) {
+      if (typeof ctor !== 'function') throw invalidType('ctor', 'function', ctor);
+      if (typeof superCtor !== 'function') throw invalidType('superCtor', 'function', superCtor);
+      if (superCtor.prototype === undefined) {
+        throw invalidType('superCtor.prototype', 'object', superCtor.prototype);
+      }
+      defineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
+      Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
+    }
+    return {
+      types, promisify, callbackify, inherits,
+      deprecate: (fn) => fn,
+      isDeepStrictEqual: (a, b) => deepEqual(a, b, true, new Map()),
+      isArray: Array.isArray,
+      TextEncoder: global.TextEncoder, TextDecoder: global.TextDecoder,
+    };
+  }
+
   return function install(tools) {
     const ask = tools.ask;
     const encoded = tools.encoded;
@@ -473,6 +695,8 @@
     // -------------------------------------------------------------------------- assert
     define('__codequorum_assert', assertModule(false));
     define('__codequorum_assert_strict', assertModule(true));
+    define('__codequorum_events', eventsModule());
+    define('__codequorum_util', utilModule());
   };
 
 })(globalThis)

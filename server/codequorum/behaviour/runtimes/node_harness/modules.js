@@ -291,7 +291,7 @@
       if (path === null) {
         const err = new Error("Cannot find module '" + spec.slice(0, 200) + "' in the sandbox "
           + "(it gives the workspace's own files, pure-JavaScript packages of node_modules and "
-          + "Node's assert, buffer, url, path and crypto's hashes and random values)");
+          + "Node's assert, buffer, events, url, path, util and crypto's hashes and random values)");
         err.code = 'MODULE_NOT_FOUND';
         throw err;
       }
