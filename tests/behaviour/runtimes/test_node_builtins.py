@@ -215,7 +215,8 @@ EVENTS_AND_UTIL = [
       UU.types.isAsyncFunction(async () => 1), UU.types.isGeneratorFunction(function* () {}),
       UU.types.isTypedArray(new Uint8Array(1)), UU.types.isTypedArray([]),
       UU.types.isNativeError(new RangeError()), UU.types.isBoxedPrimitive(Object(1)),
-      UU.isArray([]), typeof UU.promisify.custom, UU.deprecate((x) => x + 1, 'old')(1)]""",
+      UU.isArray([]), typeof UU.promisify.custom, UU.deprecate((x) => x + 1, 'old')(1),
+      UU.inspect.custom === Symbol.for('nodejs.util.inspect.custom')]""",
 ]
 
 
@@ -239,3 +240,7 @@ def test_events_and_util_give_what_nodes_give(node_sandboxed: node_sandbox.NodeB
                 " try { return [await p(x), await p(-1)]; } catch (e) { return e.message; } }")
     result = JAVASCRIPT.run(promised, [TestCase("call", args=(3,))], "f", Limits()).tests[0]
     assert result.output == '"neg"'
+    told = JAVASCRIPT.run("function f(x) { return require('util').inspect(x); }",
+                          [TestCase("call", args=(3,))], "f", Limits()).tests[0]
+    assert told.exc_message == ("'util.inspect' of Node's module 'util', which the sandbox "
+                                "does not build")

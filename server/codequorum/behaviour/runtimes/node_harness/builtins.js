@@ -427,9 +427,19 @@
   }
 
   // ---------------------------------------------------------------------------- util
-  // ``util``: what computes without Node's inspector of values (``inspect``, ``format``
-  // are not built: a call of them raises ``TypeError``).
+  // ``util``: what computes without Node's inspector of values; ``inspect`` and ``format``
+  // are not built (a call of them raises, naming them; ``inspect.custom`` is there, as
+  // classes name their own inspection with it).
   const CUSTOM_PROMISIFY = Symbol.for('nodejs.util.promisify.custom');
+
+  function notBuilt(name) {
+    return function () {
+      const err = new ErrorCtor("'util." + name + "' of Node's module 'util', which the "
+        + 'sandbox does not build');
+      err.code = 'ERR_NOT_IN_SANDBOX';
+      throw err;
+    };
+  }
 
   function utilModule() {
     const tagged = (name) => (value) => tag(value) === '[object ' + name + ']';
@@ -487,8 +497,11 @@
       defineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
       Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
     }
+    const inspect = notBuilt('inspect');
+    inspect.custom = Symbol.for('nodejs.util.inspect.custom');
     return {
-      types, promisify, callbackify, inherits,
+      types, promisify, callbackify, inherits, inspect, format: notBuilt('format'),
+      formatWithOptions: notBuilt('formatWithOptions'),
       deprecate: (fn) => fn,
       isDeepStrictEqual: (a, b) => deepEqual(a, b, true, new Map()),
       isArray: Array.isArray,
