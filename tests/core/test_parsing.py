@@ -17,6 +17,7 @@ from codequorum.core.parsing import (
     get_language,
     get_parser,
     language_from_path,
+    member_form,
     normalize_language,
     parse,
     syntax_errors,
@@ -486,3 +487,13 @@ def test_the_comment_above_a_declaration_wrapping_the_function_in_calls_is_its_o
            "const total = items.reduce(function sum(a, b) { return a + b; }, 0);\n")
     assert [(f.qualified_name, f.docstring) for f in functions(src, "javascript")] == [
         ("add", "Adds.\nR.add(2, 3); //=> 5"), ("Button", "A button."), ("sum", None)]
+
+
+def test_a_member_given_alone_reads_in_a_class_or_an_object() -> None:
+    assert member_form("bump(by) { return by; }", "javascript") == (
+        "(class __CodequorumVersion {\nbump(by) { return by; }\n})")
+    assert member_form("n: 1, double: (n: number) => n * 2", "typescript") == (
+        "({\nn: 1, double: (n: number) => n * 2\n})")
+    assert member_form("function f() {}", "javascript") is None  # parses alone
+    assert member_form("bump(by { return by; }", "javascript") is None  # broken either way
+    assert member_form("def f(:", "python") is None

@@ -372,6 +372,17 @@ def test_syntax_errors_are_scored_and_flagged() -> None:
     assert 0.0 < report.pair("jsd_struct") < 1.0  # type: ignore[operator]
 
 
+def test_a_javascript_method_given_alone_is_no_syntax_error() -> None:
+    """A method alone (``bump(by) { ... }``, as ``check`` holds a class's method) is a
+    class's member, not broken code; a real error beside it is still flagged."""
+    codes = ["bump(by: number): number {\n  this.n += by;\n  return this.n;\n}",
+             "bump(by: number): number {\n  return (this.n = this.n + by);\n}",
+             "bump(by: number): number {\n  return (this.n +=;\n}"]
+    report = analyze(VersionSet.from_codes("t", codes, language="typescript"), FAST)
+    assert report.syntax_errors[:2] == [0, 0] and report.syntax_errors[2] > 0
+    assert report.notes == ["version 3 has syntax errors (scored as parsed)"]
+
+
 def test_textual_figures_and_log_base() -> None:
     s = _five()
     report = analyze(s, AnalysisConfig(metrics=("textual",)))

@@ -34,6 +34,7 @@ from codequorum.core.limits import (
 
 __all__ = [
     "LANGUAGES",
+    "MEMBER_WRAPS",
     "FunctionInfo",
     "UnknownLanguageError",
     "function_at",
@@ -42,6 +43,7 @@ __all__ = [
     "get_language",
     "get_parser",
     "language_from_path",
+    "member_form",
     "nests_deeper",
     "node_text",
     "normalize_language",
@@ -213,6 +215,26 @@ def parse(code: str | bytes, lang: str) -> tree_sitter.Tree:
     :class:`~codequorum.core.limits.InputLimitError`.
     """
     return parse_bytes(get_parser(lang), to_bytes(code))
+
+
+#: How a JavaScript or TypeScript member given alone (``bump(by) { ... }``, a method as
+#: ``check`` and the editor hold it; ``double: (n) => n * 2``, an object's) reads whole:
+#: in a class, else in an object.
+MEMBER_WRAPS = ("(class __CodequorumVersion {{\n{code}\n}})", "({{\n{code}\n}})")
+_MEMBER_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+
+
+def member_form(code: str, lang: str) -> str | None:
+    """``code`` wrapped as :data:`MEMBER_WRAPS` has it when it does not parse alone and
+    parses so (a method or an object's member given alone), else None. Bounded as
+    :func:`parse` is."""
+    if lang not in _MEMBER_LANGUAGES or not parse(code, lang).root_node.has_error:
+        return None
+    for wrap in MEMBER_WRAPS:
+        wrapped = wrap.format(code=code)
+        if not parse(wrapped, lang).root_node.has_error:
+            return wrapped
+    return None
 
 
 def named_nodes(root: tree_sitter.Node) -> Iterator[tree_sitter.Node]:

@@ -18,7 +18,7 @@ import numpy as np
 from codequorum.core.errors import SandboxUnavailableError, UserError
 from codequorum.core.limits import InputLimitError, nesting_problem, version_size_problem
 from codequorum.core.model import VersionSet
-from codequorum.core.parsing import nests_deeper, parse, parse_versions
+from codequorum.core.parsing import member_form, nests_deeper, parse, parse_versions
 from codequorum.core.report import (
     FloatMatrix,
     SkippedVersion,
@@ -136,7 +136,8 @@ def _analyze(
 
     Every version is scored: an empty answer is an outcome (listed in ``empty``; each metric
     treats it as its reference does, see docs/metrics.md), versions with syntax errors are
-    scored as parsed (tree-sitter recovers) and counted in ``syntax_errors``. Fewer than two
+    scored as parsed (tree-sitter recovers) and counted in ``syntax_errors`` (not a
+    JavaScript method given alone: it parses as a class's member). Fewer than two
     versions give a report with ``status="insufficient"`` and the reason, not an
     exception; a set whose every version is empty is scored as the study's scripts score
     it (token LCS 0 and LED 0) with a note. ``current_index`` (a position in the set)
@@ -178,7 +179,8 @@ def _analyze(
         m.key: m.compute(prepared) for m in PAIR_METRICS
         if m.wanted(opts.metrics) and m.applies(version_set.language)
     }
-    syntax_errors = [int(x) for x in prepared.structural.syntax_errors]
+    syntax_errors = [0 if e and member_form(code, version_set.language) else int(e)
+                     for code, e in zip(codes, prepared.structural.syntax_errors, strict=True)]
     notes = _input_notes(empty, [indices[k] for k, e in enumerate(syntax_errors) if e > 0],
                          current_index)
     notes.extend(_tsed_note(matrices, indices, current_index))

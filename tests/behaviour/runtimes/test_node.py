@@ -34,6 +34,13 @@ def test_a_loop_compiles_to_known_counts_without_running(node_sandboxed: object)
     assert arrow["Mul"] == 1 and "JumpLoop" not in arrow
 
 
+def test_a_method_given_alone_is_counted_in_a_class(node_sandboxed: object) -> None:
+    method, whole = static_counts_ts([
+        "total(a: number, b: number): number {\n  return a * b;\n}",
+        "(class __CodequorumVersion {\ntotal(a, b) {\n  return a * b;\n}\n})"])
+    assert method is not None and method == whole and method["Mul"] == 1
+
+
 def test_typescript_counts_equal_the_plain_javascript_counts(node_sandboxed: object) -> None:
     typed = LOOP.replace("(a, b)", "(a: number, b: number): number").replace(
         "let s = 0", "let s: number = 0")

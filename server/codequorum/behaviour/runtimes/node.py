@@ -63,6 +63,7 @@ from codequorum.behaviour.sandbox.supervisor import CandidateResult
 from codequorum.core.errors import SandboxUnavailableError
 from codequorum.core.limits import InputLimitError
 from codequorum.core.model import ModuleContext, TestCase
+from codequorum.core.parsing import member_form
 from codequorum.generate.input_language import json_inputs
 from codequorum.generate.prompting import display_name
 from codequorum.ingest.js_module_view import js_module_view
@@ -145,11 +146,23 @@ _count_cache: OrderedDict[tuple[str, bool], dict[str, int] | None] = OrderedDict
 COUNT_CACHE_SIZE = 4096
 
 
+def _compiled_form(source: str | None) -> str | None:
+    """``source`` as the harness compiles it: as it is when it parses, else wrapped as a
+    member (``member_form``: a method alone in a class) where that parses, so that a
+    method alone has static counts too."""
+    if source is None:
+        return None
+    try:
+        return member_form(source, "javascript") or source
+    except InputLimitError:
+        return source
+
+
 def _static_counts(codes: Sequence[str], typescript: bool,
                    node: node_sandbox.NodeBinary | None = None) -> list[dict[str, int] | None]:
     """Static bytecode counts per version (None: it does not compile or strip), under
     ``node`` (default: the one that runs versions; counts of one Node only are cached)."""
-    sources = [_javascript(c, typescript) for c in codes]
+    sources = [_compiled_form(_javascript(c, typescript)) for c in codes]
     if node is not None:
         return _count(sources, typescript, node)
     todo = sorted({s for s in sources if s is not None and (s, typescript) not in _count_cache})
