@@ -218,8 +218,9 @@ def parse(code: str | bytes, lang: str) -> tree_sitter.Tree:
 
 
 #: How a JavaScript or TypeScript member given alone (``bump(by) { ... }``, a method as
-#: ``check`` and the editor hold it; ``double: (n) => n * 2``, an object's) reads whole:
-#: in a class, else in an object.
+#: ``check`` and the editor hold it; ``n: 1, f: (n) => n * 2``, an object's) reads whole:
+#: in a class, else in an object (as ``node_harness/harness.js``'s ``compileVersion`` tries
+#: them when it compiles a version).
 MEMBER_WRAPS = ("(class __CodequorumVersion {{\n{code}\n}})", "({{\n{code}\n}})")
 _MEMBER_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 

@@ -139,7 +139,8 @@ function startTrace(ctx) {
 
 // ------------------------------------------------------------------------------ run
 function compileVersion(code, ctx, entry) {
-  // The version as a script; a method alone (``add(a, b) { ... }``) as a class body, then
+  // The version as a script; a method alone (``add(a, b) { ... }``) as a class body (the
+  // wraps ``MEMBER_WRAPS`` of ``core/parsing.py`` writes for static counts), then
   // with the private names it uses declared on the wrapper's first line (``this.#head``
   // names a field its own class declares: an undeclared one does not compile).
   const privates = Array.from(new Set(code.match(/#[A-Za-z_$][\w$]*/g) || [])).slice(0, 256);
