@@ -67,7 +67,7 @@ def draw_set(rec: Mapping[str, Any], draw: Sequence[int]) -> dict[str, Any]:
     keys = [rec["keys"][v] for v in draw]
     passed = [rec["examples_passed"][v] for v in draw]
     cols = rec["example_cols"]
-    ran = any(k is not None for row in keys for k in row)
+    ran = any(keys)  # as the product: a version ran on an input, raising counts
     found = recommend(keys if ran else None, typ, answered, passed if cols else None,
                       len(cols)) if answered and typ else None
     return {"set": rec["set"], "family": rec["family"], "task_id": rec["task_id"],

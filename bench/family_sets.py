@@ -119,7 +119,7 @@ def set_record(task: CachedTask, draw: Sequence[int]) -> dict[str, Any]:
     typ = [report.typicality[k] for k in answered] if report.typicality else []
     candidates = [report.indices[k] for k in answered] if typ else []
     truth = [task.passed[v] for v in draw]
-    ran = any(k is not None for row in keys for k in row)
+    ran = any(keys)  # as the product: a version ran on an input, raising counts
     rec = recommend(keys if ran else None, typ, candidates, passed if cols else None,
                     len(cols))
     signals = (risk_signals(rec, keys, codes, passed if cols else None, cols)
@@ -127,7 +127,7 @@ def set_record(task: CachedTask, draw: Sequence[int]) -> dict[str, Any]:
     # as if the docstring gave no example (its inputs gone too): what the model without
     # examples is fitted on
     bare = [[k for t, k in enumerate(row) if t not in cols] for row in keys]
-    ran_bare = any(k is not None for row in bare for k in row)
+    ran_bare = any(bare)
     plain = recommend(bare if ran_bare else None, typ, candidates) if cols else rec
     plain_signals = (risk_signals(plain, bare, codes) if plain is not None and ran_bare
                      else None)

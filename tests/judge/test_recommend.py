@@ -268,6 +268,31 @@ def test_examples_decide_where_no_outputs_agree() -> None:
                           example_count=1)
     assert none_pass is not None and none_pass.by == "structure" and none_pass.index == 0
     assert not none_pass.passes_examples
+    # kept by shape, it still fails its example: the risk reads an example failed
+    assert (none_pass.examples_passed, none_pass.examples) == (0, 1)
+    assert none_pass.sentence.startswith("keep version 1: fails the docstring example; the "
+                                         "most typical in shape")
+    every_pass = recommend(keys, [0.9, 0.1, 0.5], [0, 1, 2], examples=[1, 1, 1],
+                           example_count=1)
+    assert every_pass is not None and every_pass.by == "structure"
+    assert every_pass.passes_examples and every_pass.examples_consensus == 1.0
+
+
+def test_every_version_raising_on_every_example_keeps_that_evidence() -> None:
+    """Nothing returned (every version raised on both examples and the other inputs):
+    the kept version, chosen by shape, fails both examples, and the risk reads so."""
+    from codequorum.judge.risk import RiskSignals
+
+    keys: list[list[str | None]] = [[None, None, None], [None, None, None]]
+    rec = recommend(keys, [0.4, 0.6], [0, 1], examples=[0, 0], example_count=2)
+    assert rec is not None and (rec.index, rec.by) == (1, "structure")
+    assert (rec.examples_passed, rec.examples, rec.passes_examples) == (0, 2, False)
+    assert rec.sentence == ("keep version 2: fails both docstring examples; the most "
+                            "typical in shape (mean similarity 0.60 to the others); no "
+                            "outputs to compare")
+    assert RiskSignals(versions=2, agreed=False, agreeing=1, agreeing_texts=1, texts=2,
+                       share=0.0, examples=rec.examples, passes_examples=False).kind == (
+        "examples_failed")
 
 
 def test_examples_without_runs_are_ignored() -> None:

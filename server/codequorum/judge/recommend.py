@@ -256,12 +256,15 @@ def _plural(n: int, word: str) -> str:
 
 def _examples_words(passed: int, total: int) -> str:
     """``passes all 3 docstring examples`` (``both`` of two) / ``passes 1 of 3 docstring
-    examples``."""
+    examples`` / ``fails all 3 docstring examples``."""
     if total == 1:
         return "passes the docstring example" if passed else "fails the docstring example"
     if passed == total:
         return ("passes both docstring examples" if total == 2 else
                 f"passes all {total} docstring examples")
+    if passed == 0:
+        return ("fails both docstring examples" if total == 2 else
+                f"fails all {total} docstring examples")
     return f"passes {passed} of {total} docstring examples"
 
 
@@ -282,17 +285,22 @@ def _agreement_words(keys: KeyMatrix, chosen: int, score: int) -> tuple[str, int
     return words, agreeing, inputs, share
 
 
-def _structure_pick(typ: Mapping[int, float], keys: KeyMatrix | None,
-                    versions: int) -> Recommendation:
-    """Rule 5: the most typical version in shape."""
+def _structure_pick(typ: Mapping[int, float], keys: KeyMatrix | None, versions: int,
+                    passed: Mapping[int, int], example_count: int,
+                    consensus: float) -> Recommendation:
+    """Rule 5: the most typical version in shape; the docstring's examples it passes (of
+    ``example_count``, 0 when none ran) stay the evidence they are (every version failing
+    them alike is still a kept version failing its examples)."""
     chosen = min(typ, key=lambda c: (-typ[c], c))
     if not keys or not any(k is not None for row in keys for k in row):
         why = "no outputs to compare"
     else:
         why = "no two versions return the same on any input"
-    sentence = (f"keep version {chosen + 1}: the most typical in shape (mean similarity "
-                f"{typ[chosen]:.2f} to the others); {why}")
-    return Recommendation(chosen, "structure", 0, 1, versions, 0, 0.0, typ[chosen], sentence)
+    said = f"{_examples_words(passed[chosen], example_count)}; " if example_count else ""
+    sentence = (f"keep version {chosen + 1}: {said}the most typical in shape (mean "
+                f"similarity {typ[chosen]:.2f} to the others); {why}")
+    return Recommendation(chosen, "structure", 0, 1, versions, 0, 0.0, typ[chosen], sentence,
+                          passed[chosen] if example_count else 0, example_count, consensus)
 
 
 def recommend(
@@ -323,16 +331,17 @@ def recommend(
     passed = {c: (examples[c] if ran and examples is not None and c < len(examples) else 0)
               for c in candidates}
     score = {c: int(scores[c]) if c < len(scores) else 0 for c in candidates}
+    consensus = (sum(1 for v in range(len(keys)) if examples is not None and v < len(examples)
+                     and examples[v] == example_count) / versions if ran and keys else 0.0)
     if not keys or (max(score.values()) == 0 and len(set(passed.values())) < 2):
-        return _structure_pick(typ, keys, versions)
+        return _structure_pick(typ, keys, versions, passed, example_count if ran else 0,
+                               consensus)
     answered = {c: sum(1 for k in keys[c] if k is not None) if c < len(keys) else 0
                 for c in candidates}
     rank = {c: output_rank(keys, c) for c in candidates}
     chosen = min(candidates, key=lambda c: (-passed[c], rank[c], -score[c], -answered[c],
                                             c != current, -typ[c], c))
     words, agreeing, inputs, share = _agreement_words(keys, chosen, score[chosen])
-    consensus = (sum(1 for v in range(len(keys)) if examples is not None and v < len(examples)
-                     and examples[v] == example_count) / versions if ran else 0.0)
     if ran:
         words = f"{_examples_words(passed[chosen], example_count)}; {words}"
     return Recommendation(chosen, "behaviour", score[chosen], agreeing, versions, inputs,
