@@ -122,10 +122,20 @@ async function pickInFileDialog(page, file) {
     await sleep(1000);
     return title;
   }
-  await input.fill(file);
-  await sleep(1000);
+  // The dialog fills its path box with the folder it opens in once it has read it, which
+  // can come after the box is shown and overwrite a path typed too early: the path is typed
+  // again until the box holds it, before each Enter.
+  const typed = async () => {
+    for (let i = 0; i < 10; i++) {
+      if ((await input.inputValue().catch(() => '')) === file) return;
+      await input.fill(file).catch(() => {});
+      await sleep(500);
+    }
+  };
+  await sleep(500);
   for (let i = 0; i < 5 && (await widget.isVisible().catch(() => false)); i++) {
-    await input.press('Enter');
+    await typed();
+    await input.press('Enter').catch(() => {});
     await sleep(1000);
   }
   return title;
