@@ -51,6 +51,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "server"))
 
 from codequorum.core.parsing import functions  # noqa: E402
+from codequorum.core.quoted import top_level_split  # noqa: E402
 from codequorum.pipeline.watch.arrivals import trivial_body, worth_parsing  # noqa: E402
 from codequorum.pipeline.watch.document import DocumentWatch  # noqa: E402
 from codequorum.pipeline.watch.edits import Edit  # noqa: E402
@@ -256,7 +257,7 @@ def split_call(code: str) -> tuple[int, int, str] | None:
                         close_at = k
                         break
                 inner = line[open_at + 1: close_at] if close_at > 0 else ""
-                args = _top_level_split(inner)
+                args = top_level_split(inner, quotes="'\"")
                 if len(args) < 3:
                     continue
                 pad = indentation(line)
@@ -269,20 +270,6 @@ def split_call(code: str) -> tuple[int, int, str] | None:
                     continue
         offset += len(line)
     return None
-
-
-def _top_level_split(inner: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for k, ch in enumerate(inner):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(inner[start:k])
-            start = k + 1
-    parts.append(inner[start:])
-    return [p for p in parts if p.strip()]
 
 
 def after_function(ed: Editor, start: int, entry: str, rng: random.Random) -> None:
