@@ -123,6 +123,20 @@ def scaling(factor: int, tsed: bool, versions: int | None, tmp: Path) -> list[di
     return rows
 
 
+def _scheduler_address(info: Path, scheduler: subprocess.Popen[bytes], deadline: float) -> str:
+    """The address in the scheduler's file once it is whole: the scheduler creates the
+    file before it writes it, so an empty or half-written file is read again."""
+    while time.monotonic() < deadline:
+        if scheduler.poll() is not None:
+            raise SystemExit(f"the dask scheduler exited ({scheduler.returncode}); "
+                             f"see {info.parent / 'dask.log'}")
+        try:
+            return str(json.loads(info.read_text())["address"])
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            time.sleep(0.2)
+    raise SystemExit(f"the dask scheduler wrote no address to {info} within 60 s")
+
+
 @contextlib.contextmanager
 def tcp_cluster(workers: int, tmp: Path) -> Iterator[str]:
     """A scheduler and ``workers`` worker processes started with the ``dask`` command, as
@@ -134,10 +148,7 @@ def tcp_cluster(workers: int, tmp: Path) -> Iterator[str]:
     procs = [subprocess.Popen([str(dask), "scheduler", "--port", "0", "--no-dashboard",
                                "--scheduler-file", str(info)], stdout=logs, stderr=logs)]
     try:
-        deadline = time.monotonic() + 60
-        while not info.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        address = json.loads(info.read_text())["address"]
+        address = _scheduler_address(info, procs[0], time.monotonic() + 60)
         procs.append(subprocess.Popen([str(dask), "worker", address, "--nworkers",
                                        str(workers), "--nthreads", "1", "--no-dashboard"],
                                       stdout=logs, stderr=logs))
