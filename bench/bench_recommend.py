@@ -43,10 +43,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from codequorum.core.model import VersionSet
-from codequorum.judge.recommend import outcome_key, output_clusters, recommend
+from codequorum.judge.recommend import fell_through, outcome_key, output_clusters, recommend
 from codequorum.pipeline.analyze import analyze
 from codequorum.pipeline.config import AnalysisConfig
-from recommend_cache import CACHE, REPO, TaskRuns, read_cache
+from recommend_cache import CACHE, HASHED_NO_VALUE, REPO, TaskRuns, read_cache
 from reference_data import skipped
 
 SETS = REPO / "bench" / "results" / "recommend_sets.json"
@@ -95,8 +95,9 @@ def set_record(task: TaskRuns, draw: list[int], seed: int) -> dict[str, Any]:
         if not s.strip():  # an empty answer is left out of the report: no result
             keys.append([None] * len(non_test))
             continue
-        keys.append([None if row[t] is None else KEY(row[t][:3])  # type: ignore[index]
-                     for t in non_test])
+        keys.append(fell_through([None if row[t] is None
+                                  else KEY(row[t][:3])  # type: ignore[index]
+                                  for t in non_test], HASHED_NO_VALUE))
     passes = [task.passes(v) for v in draw]
     shown = examples(task)
     passed = [0 if not s.strip() else

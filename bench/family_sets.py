@@ -22,10 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from codequorum.core.model import VersionSet
-from codequorum.judge.recommend import KeyMatrix, OutcomeKey, outcome_key, recommend
+from codequorum.judge.recommend import (
+    KeyMatrix,
+    OutcomeKey,
+    fell_through,
+    outcome_key,
+    recommend,
+)
 from codequorum.judge.risk import RiskSignals
 from codequorum.pipeline.analyze import analyze, risk_signals
 from codequorum.pipeline.config import AnalysisConfig
+from recommend_cache import HASHED_NO_VALUE
 
 OPTIONS = AnalysisConfig(metrics=(), keep_matrices=False, sctd=False)
 #: The sets drawn from each task's 10 versions (positions).
@@ -82,7 +89,8 @@ def keys_of(task: CachedTask, draw: Sequence[int]) -> list[list[OutcomeKey]]:
         if not task.codes[v].strip():
             out.append([None] * len(cols))
             continue
-        out.append([None if row[t] is None else outcome_key(row[t][:3]) for t in cols])
+        out.append(fell_through([None if row[t] is None else outcome_key(row[t][:3])
+                                 for t in cols], HASHED_NO_VALUE))
     return out
 
 

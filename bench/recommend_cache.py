@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from codequorum.judge.recommend import NO_VALUE_OUTPUTS
 from reference_data import DATA, REPO, rows
 
 T = TypeVar("T")
@@ -67,6 +68,10 @@ class TaskRuns:
 
 def _hash(text: str | None) -> str | None:
     return None if text is None else hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+#: :data:`codequorum.judge.recommend.NO_VALUE` as the cache's keys write it (digests).
+HASHED_NO_VALUE: frozenset[str] = frozenset(f"= {_hash(t)}" for t in NO_VALUE_OUTPUTS)
 
 
 def load_tasks(path: Path = DATA) -> Iterator[dict[str, Any]]:

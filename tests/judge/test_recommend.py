@@ -19,6 +19,7 @@ from codequorum.judge.recommend import (
     example_columns,
     example_passes,
     examples_from_dynamic,
+    fell_through,
     is_example,
     is_test_input,
     keys_from_dynamic,
@@ -67,6 +68,34 @@ def test_outcome_matrix_drops_test_inputs() -> None:
         ["= 2", None, None],
         ["= 2", None, None],
     ]
+
+
+def test_falling_off_the_end_is_no_answer_where_the_version_answers_elsewhere() -> None:
+    none = outcome_key(("None", None, None))
+    undefined = outcome_key(('{"$":"undefined"}', None, None))  # the Node runtime's
+    assert fell_through([none, "= 3", None]) == [None, "= 3", None]
+    assert fell_through([undefined, "= [1]"]) == [None, "= [1]"]
+    # a procedure returns None throughout: that is its answer
+    assert fell_through([none, none, None]) == [none, none, None]
+    # a string 'None' is a value
+    assert fell_through(["= 'None'", "= 3"]) == ["= 'None'", "= 3"]
+
+
+def test_versions_falling_through_alike_do_not_outvote_one_that_answers() -> None:
+    # versions 1 and 2 return the right value on the example but fall off the end on the
+    # two larger inputs (None); version 3 answers everywhere: before, the two agreeing on
+    # None outscored it (2 + 2 + 2 against 2), now version 3's answers tie theirs and it
+    # answers on more inputs
+    inputs: list[dict[str, Any]] = [{"source": "doctest", "graded": False},
+                                    {"source": "hypothesis"}, {"source": "hypothesis"}]
+    outcomes = [[("2", None, None), ("None", None, None), ("None", None, None)],
+                [("2", None, None), ("None", None, None), ("None", None, None)],
+                [("2", None, None), ("13", None, None), ("89", None, None)]]
+    keys = outcome_matrix(outcomes, inputs)
+    assert keys == [["= 2", None, None], ["= 2", None, None], ["= 2", "= 13", "= 89"]]
+    assert agreement_scores(keys).tolist() == [2, 2, 2]
+    rec = recommend(keys, [0.9, 0.8, 0.1], [0, 1, 2])
+    assert rec is not None and rec.index == 2
 
 
 def test_agreement_scores_count_other_versions_per_input() -> None:
