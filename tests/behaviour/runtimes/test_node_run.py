@@ -89,6 +89,27 @@ def test_score_runs_javascript_and_typescript_sets_of_a_jsonl_file(
     assert ts["summary"]["sctd_jsd"] is not None and ts["summary"]["oer"] < 1.0
 
 
+def test_versions_falling_off_their_end_alike_do_not_outvote_one_that_answers(
+        node_sandboxed: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # versions 1 and 2 give undefined past n = 2 (their loop ends without a return): before,
+    # they agreed on it with each other and outvoted version 3 (judge.recommend.fell_through)
+    path = tmp_path / "sets.jsonl"
+    versions = [
+        "function tenTimes(n) {\n  for (let i = 0; i < 3; i++) {\n    if (i === n) return i * 10;\n"
+        "  }\n}\n",
+        "function tenTimes(n) {\n  let i = 0;\n  while (i < 3) {\n"
+        "    if (i === n) { return i * 10; }\n    i++;\n  }\n}\n",
+        "function tenTimes(n) {\n  return n * 10;\n}\n"]
+    path.write_text(json.dumps({
+        "task_id": "undefined", "language": "javascript", "versions": versions,
+        "prompt": "/**\n * Ten times n.\n * @example tenTimes(1) // 10\n */"}) + "\n",
+        encoding="utf-8")
+    assert main(["score", str(path), "--dynamic", "--format", "json"]) == 0
+    (got,) = json.loads(capsys.readouterr().out)["sets"]
+    assert got["recommended_by"] == "behaviour" and got["recommended"] == 2
+    assert got["recommendation"].startswith("keep version 3: passes the docstring example")
+
+
 def test_static_sctd_of_a_javascript_set_needs_no_run(node_sandboxed: object,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     from codequorum.behaviour.runtimes import node_sandbox
