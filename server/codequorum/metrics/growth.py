@@ -16,11 +16,13 @@ import numpy as np
 import numpy.typing as npt
 
 #: Costs below this many nanoseconds are raised to it: under it a per-call time (an empty
-#: call's already taken off) is the clock's and the call's own noise, not work that grows
-#: (a lookup ``x[0]`` is tens of ns). It stays well under a linear pass in C at the largest
-#: default size on a fast processor (``sum`` of 512 ints: 0.5–2 µs), whose slope from the
-#: floor must still read as n: 512's cost above ``floor * 8 ** 0.5``.
-COST_FLOOR_NS = 120.0
+#: call's, timed in the same rounds, already taken off) is the clock's, the caches' and a
+#: busy machine's noise, not work that grows (a lookup ``x[0]`` reads 0 to a few hundred
+#: ns on two loaded cores). It stays well under a linear pass in C at the largest default
+#: size on a fast processor (``sum`` of 512 ints: about 1 µs at 2 ns an int, 3 µs on a
+#: server core), whose slope from the floor must still read as n: 512's cost above
+#: ``floor * 8 ** 0.5``.
+COST_FLOOR_NS = 200.0
 #: The floor in fuel (WebAssembly instructions, exact on every run): an empty call's own
 #: cost is taken off already, so what is left under it is a lookup's, not work that grows.
 COST_FLOOR_FUEL = 500.0

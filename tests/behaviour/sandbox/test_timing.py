@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from codequorum.behaviour.dynamic_analysis import DynamicOptions, run_dynamic
 from codequorum.behaviour.sandbox.supervisor import run_candidate
-from codequorum.behaviour.sandbox.timing import round_robin, settled
+from codequorum.behaviour.sandbox.timing import MIN_ROUNDS, round_robin, settled
 from codequorum.core.model import TestCase as Case
 from codequorum.core.model import VersionSet
 from codequorum.judge.dynamic_rules import dynamic_verdicts, growth_text
-from codequorum.metrics.growth import judged_class
+from codequorum.metrics.growth import COST_FLOOR_FUEL, COST_FLOOR_NS, judged_class
 
 #: (body of ``f(xs: list[int])``, the growth class it must get)
 OF_A_LIST = [
@@ -90,6 +92,24 @@ def test_work_in_c_is_no_longer_hidden_from_the_verdict() -> None:
     assert verdict.detail["measure"] == "CPU time per call"
 
 
+@pytest.mark.parametrize("sandbox", ["strict", "portable"])
+def test_a_lookups_cost_is_its_own_not_the_calls(sandbox: str) -> None:
+    # the empty call taken off is wrapped as a test's call is: the wrapper's fixed cost per
+    # call (hundreds of ns, thousands of instructions), left in, would flatten every slope
+    lookup = "def f(xs):\n    return xs[0] if xs else None\n"
+    sizes = [Case("call", args=([1] * n,)) for n in (8, 64, 512)]
+    result = run_candidate(lookup, sizes, "f", trace=False, series=["scaling"] * 3,
+                           sandbox=sandbox)
+    assert result.status == "ok", result.detail
+    if sandbox == "portable":  # instructions: exact, the same on every run
+        fuel = [t.fuel for t in result.tests]
+        assert all(f is not None and f < COST_FLOOR_FUEL for f in fuel), fuel
+    else:  # CPU time: a busy machine can lift one size, never all three
+        costs = [t.cpu_ns for t in result.tests]
+        assert all(c is not None for c in costs), costs
+        assert min(c for c in costs if c is not None) < COST_FLOOR_NS, costs
+
+
 def test_each_call_is_timed_on_arguments_of_its_own() -> None:
     # it empties its list: timed again on the emptied list it would look constant
     drains = "def f(xs):\n    while xs:\n        xs.pop()\n    return 0\n"
@@ -161,11 +181,12 @@ def test_two_agreeing_minima_settle_an_input() -> None:
 
 
 def test_a_burst_while_one_size_is_timed_does_not_change_its_least_time() -> None:
-    # load triples the batches 2 and 5: the 512 batches of the first two rounds
-    measure, seen = _synthetic(QUADRATIC, lambda t: 3.0 if t in (2, 5) else 1.0)
+    # a burst dying down over the 512 batches of the first 5 rounds (no two of them agree)
+    burst = {2: 3.0, 5: 2.5, 8: 2.0, 11: 1.5, 14: 1.3}
+    measure, seen = _synthetic(QUADRATIC, lambda t: burst.get(t, 1.0))
     least = _least(measure, 3)
     assert least == QUADRATIC
-    assert seen == [3, 3, 4]  # 512 went on until two of its batches agreed
+    assert seen == [MIN_ROUNDS, MIN_ROUNDS, 7]  # 512 went on until two of its batches agreed
     assert judged_class(SIZES, least) == 2
 
 
@@ -188,7 +209,7 @@ def test_inputs_are_timed_in_turns_and_a_raising_one_is_dropped() -> None:
         return None if i == 1 else 10.0
 
     assert round_robin(measure, 3, lambda: False) == [10.0, None, 10.0]
-    assert order[:3] == [0, 1, 2] and order[3:] == [0, 2, 0, 2]
+    assert order[:3] == [0, 1, 2] and order[3:] == [0, 2] * (MIN_ROUNDS - 1)
 
 
 def test_out_of_time_stops_after_the_first_round() -> None:

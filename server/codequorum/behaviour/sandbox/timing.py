@@ -13,8 +13,8 @@ ever adds). Each call gets arguments of its own
 (``make_call`` builds them afresh), so a version that consumes or sorts its input in
 place is timed on the input it was given. The garbage collector is off while timing, as
 ``timeit`` has it (a collection walking the batch's arguments is not the version's
-work). The same batches of a function that does nothing are timed and taken off: what
-is left is the version's own work.
+work). The same batches of a function that does nothing, wrapped as the version's calls
+are, are timed and taken off: what is left is the version's own work.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 
     Call = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 
-#: At most this many batches per input.
-REPEATS = 7
 #: A batch of short calls lasts at least about this long (ns of CPU time).
 BATCH_NS = 500_000
 #: At most this many calls in one batch.
@@ -119,7 +117,7 @@ def reusing(make_call: Callable[[], Call], shareable: bool) -> Callable[[], Call
                     {k: named[k](v) for k, v in kwargs.items()})
 
 
-def _nothing(*_args: Any, **_kwargs: Any) -> None:
+def nothing(*_args: Any, **_kwargs: Any) -> None:
     """The call whose cost is taken off: the loop, the call and the clock themselves."""
     return None
 
@@ -132,24 +130,10 @@ def _batch(calls: list[Call]) -> int:
     return _clock() - start
 
 
-def _least(make_call: Callable[[], Call], loops: int, deadline: float) -> float:
-    """The least per-call CPU time over up to :data:`REPEATS` batches of ``loops`` calls
-    (at least one batch, whatever the deadline)."""
-    best: float | None = None
-    for _ in range(REPEATS):
-        if best is not None and _wall() > deadline:
-            break
-        calls = [make_call() for _ in range(loops)]
-        per_call = _batch(calls) / loops
-        best = per_call if best is None else min(best, per_call)
-    assert best is not None
-    return best
-
-
 #: Two least per-call times within this fraction of each other settle an input's cost.
 AGREE = 0.05
 #: At least this many rounds, at most :data:`MAX_ROUNDS`, of the round-robin timing.
-MIN_ROUNDS = 3
+MIN_ROUNDS = 5
 MAX_ROUNDS = 15
 
 
@@ -196,44 +180,58 @@ def _safe_batch(make_call: Callable[[], Call], loops: int) -> float | None:
         return None
 
 
-def _idle_call(make_call: Callable[[], Call]) -> Callable[[], Call]:
-    """Calls of :func:`_nothing` on the arguments of ``make_call``'s call."""
-    _fn, args, kwargs = make_call()
-    return lambda: (_nothing, args, kwargs)
+def _idle_call(make_call: Callable[[], Call], idle: Callable[..., Any]) -> Callable[[], Call]:
+    """Calls of ``idle`` on arguments of their own, made as ``make_call`` makes them: a
+    batch's arguments are copies made before it, as cold in the caches as the timed
+    calls' (one object shared by every idle call would be hot, and the difference would
+    read as growth)."""
+    def made() -> Call:
+        _fn, args, kwargs = make_call()
+        return idle, args, kwargs
+    return made
 
 
-def cpu_costs(makers: Sequence[Callable[[], Call]],
-              seconds: float = SECONDS) -> list[int | None]:
-    """CPU nanoseconds one call of each input (the sizes of a series) takes, timed
-    together by :func:`round_robin` within ``seconds`` per input, the cost of calling
-    nothing the same way taken off (never below 0); None for an input whose call raised.
-    A first call longer than ``seconds`` is its cost (noise is little beside it)."""
+def cpu_costs(makers: Sequence[Callable[[], Call]], seconds: float = SECONDS,
+              idle: Callable[..., Any] = nothing) -> list[int | None]:
+    """CPU nanoseconds one call of each input (the sizes of a series) takes, less an
+    empty call's: each input's calls and calls of ``idle`` on arguments made the same way
+    are timed in the same rounds of :func:`round_robin` (within ``seconds`` per input), so
+    both see the same load, and the least of one is taken off the least of the other
+    (never below 0); None for an input whose call raised. ``idle`` is :func:`nothing`
+    wrapped as the makers' functions are (a wrapper's own cost is a fixed cost per call
+    that, left in, flattens every slope). A first call longer than ``seconds`` is its cost
+    (noise is little beside it, and nothing is taken off)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
         firsts = [_safe_batch(make_call, 1) for make_call in makers]
         loops = [max(1, min(MAX_LOOPS, int(BATCH_NS // max(f or 1, 1)))) for f in firsts]
-        deadline = _wall() + seconds * max(1, len(makers))
+        empties = [_idle_call(make_call, idle) for make_call in makers]
+        n = len(makers)
+        deadline = _wall() + 2 * seconds * max(1, n)
 
-        def measure(i: int) -> float | None:
+        def measure(j: int) -> float | None:
+            i = j % n
             first = firsts[i]
             if first is None or first >= seconds * 1e9:
                 return first  # a call longer than the budget is its own cost
-            return _safe_batch(makers[i], loops[i])
+            return _safe_batch(makers[i] if j < n else empties[i], loops[i])
 
-        own = round_robin(measure, len(makers), lambda: _wall() > deadline)
+        least = round_robin(measure, 2 * n, lambda: _wall() > deadline)
         out: list[int | None] = []
-        for i, cost in enumerate(own):
-            if cost is None:
+        for i, (own, empty) in enumerate(zip(least[:n], least[n:], strict=True)):
+            first = firsts[i]
+            if own is None or first is None:
                 out.append(None)
-                continue
-            idle = _least(_idle_call(makers[i]), loops[i], _wall() + seconds)
-            out.append(max(0, round(cost - idle)))
+            elif first >= seconds * 1e9 or empty is None:
+                out.append(round(own))
+            else:
+                out.append(max(0, round(own - empty)))
         return out
     finally:
         if collecting:
             gc.enable()
 
 
-__all__ = ["AGREE", "BATCH_NS", "MAX_LOOPS", "MAX_ROUNDS", "MIN_ROUNDS", "REPEATS", "SECONDS",
-           "cpu_costs", "reusing", "round_robin", "settled"]
+__all__ = ["AGREE", "BATCH_NS", "MAX_LOOPS", "MAX_ROUNDS", "MIN_ROUNDS", "SECONDS",
+           "cpu_costs", "nothing", "reusing", "round_robin", "settled"]
