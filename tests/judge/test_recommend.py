@@ -552,6 +552,7 @@ def test_evidence_sentence_names_the_current_code_and_bounds_the_groups() -> Non
         "on g(1) the current code returns 1; version 1 returns 2; versions 2, 5 return 3; "
         "2 other outcomes"
     )
+    assert evidence_sentence(ev, 3, limit=3).endswith("; 1 other outcome")
 
 
 def test_risk_signals_count_the_kept_versions_output_cluster() -> None:

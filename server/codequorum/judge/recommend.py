@@ -61,6 +61,7 @@ from typing import Any, Literal
 import numpy as np
 
 from codequorum.core.values import canonical_output, shown_output
+from codequorum.core.words import count
 
 OutcomeKey = str | None
 KeyMatrix = Sequence[Sequence[OutcomeKey]]
@@ -480,7 +481,7 @@ def evidence_sentence(ev: Evidence, recommended: int,
     for words, vs in ev.others[:limit]:
         parts.append(f"{versions_words(vs, names)} {plural(words, len(vs) > 1)}")
     if len(ev.others) > limit:
-        parts.append(f"{len(ev.others) - limit} other outcomes")
+        parts.append(count(len(ev.others) - limit, "other outcome"))
     return "; ".join(parts)
 
 

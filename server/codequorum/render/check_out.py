@@ -212,10 +212,29 @@ def _sarif(run: CheckRun) -> dict[str, Any]:
     }
 
 
+#: How the advice under a function's findings is set off: indented, so that a tool
+#: reading ``path:line:col:`` lines reads the findings only.
+ADVICE_INDENT = "    "
+
+
+def _advice(run: CheckRun) -> dict[tuple[str, str], list[str]]:
+    """Each run function's advice lines (the version to keep, how far to trust it, the
+    input where it parts ways), by ``(path, function)``."""
+    return {(str(f["path"]), str(f["function"])): [str(a) for a in f.get("advice") or []]
+            for f in run.functions}
+
+
 def _write_text(run: CheckRun, out: TextIO, color: bool, quiet: bool) -> None:
-    """Finding lines and a summary line (not when ``quiet``)."""
-    for finding in run.findings:
+    """Finding lines, each function's advice indented under its last finding (not when
+    ``quiet``), and a summary line (not when ``quiet``)."""
+    advice = {} if quiet else _advice(run)
+    for k, finding in enumerate(run.findings):
         print(finding.text(color), file=out)
+        key = (finding.path, finding.function)
+        following = run.findings[k + 1] if k + 1 < len(run.findings) else None
+        if following is None or (following.path, following.function) != key:
+            for line in advice.get(key, []):
+                print(f"{ADVICE_INDENT}{safe_text(line)}", file=out)
     if not quiet:
         print(run.summary_line(), file=out)
 

@@ -327,7 +327,13 @@ def test_dynamic_runs_the_versions_in_the_sandbox(
     # every one raised NameError alike), and one of CodeGen's joins with spaces
     joined = next(f for f in by_function["concatenate"] if f["code"] == "divergent-outputs")
     assert re.search(r"versions \d and \d disagree on concatenate\(\[", joined["message"])
-    assert "NameError" not in out
+    [concatenate] = [f for f in doc["functions"] if f["function"] == "concatenate"]
+    assert "NameError" not in json.dumps([by_function["concatenate"], concatenate])
+    # after the run, the editor's words: the version to keep, how far to trust it, and the
+    # input where it parts ways (what the text output prints under the findings)
+    assert concatenate["advice"][0].startswith("keep version 1 (the current code): ")
+    assert re.match(r"(likely right|uncertain|likely wrong): about ", concatenate["advice"][1])
+    assert concatenate["advice"][2].startswith("on concatenate([")
 
 
 def test_workspace_found_from_a_subfolder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -58,7 +58,12 @@ from codequorum.pipeline.session import (
     not_run,
 )
 from codequorum.render.check_out import CheckRun, FindingFormat, Located, finding_format, write
-from codequorum.render.findings import Finding, function_findings, not_run_reason
+from codequorum.render.findings import (
+    Finding,
+    function_findings,
+    not_run_reason,
+    recommendation_lines,
+)
 from codequorum.render.terminal import color_enabled
 
 #: Folders never entered when a directory is walked.
@@ -340,6 +345,8 @@ class _Checker:
             "risk": analysis.report.risk,
             "not_run": not_run_reason(analysis.report),
             "interpreter": safe_text(getattr(analysis.dynamic, "python", "") or "", 40) or None,
+            # after a run, the editor's words: the version to keep, how far to trust it
+            "advice": recommendation_lines(analysis) if analysis.dynamic is not None else [],
         })
         run.findings.extend(
             _finding(path, span, found, qualified_name, analysis.n_stored, summary)
