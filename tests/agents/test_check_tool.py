@@ -173,3 +173,18 @@ def test_the_parting_input_a_workspace_test_asserts_says_the_kept_version_does_a
     assert parting is not None and parting.input == "fmt(NaN)" and parting.source == "test"
     assert parting.sentence == ('on fmt(NaN) (a test in fmt.test.ts:5) version 3 raises Error, '
                                 'as the test expects; versions 1, 2 return "NaNms"')
+
+
+def test_the_code_to_keep_keeps_its_tabs(tmp_path: Path) -> None:
+    # the agent writes the code into the file: a tab sent as ``\t`` would break it
+    root = tmp_path / "ws"
+    (root / ".git").mkdir(parents=True)
+    tabbed = "function add(a, b) {\n\treturn a + b;\n}\n"
+    (root / "add.ts").write_text(tabbed, encoding="utf-8")
+    store_versions(root, root / "add.ts", "add",
+                   [tabbed, "function add(a, b) {\n\tconst s = a + b;\n\treturn s;\n}\n"])
+    result = _check(root, path="add.ts", function="add")
+    assert result.recommendation is not None
+    assert "\n\treturn " in result.recommendation.code and "\\t" not in result.recommendation.code
+    dumped = CheckResult.model_validate(result.model_dump()).recommendation
+    assert dumped is not None and dumped.code == result.recommendation.code

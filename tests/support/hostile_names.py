@@ -68,9 +68,10 @@ _STRUCTURE = frozenset({"p", "em", "strong", "code", "pre", "h1", "h2", "h3", "h
                         "h6", "ul", "ol", "li", "blockquote", "hr", "br"})
 
 
-def raw_characters(out: str, newlines: bool = False) -> list[str]:
-    """The raw control, bidi and zero-width characters in ``out`` (``\\n`` when allowed)."""
-    found = _RAW.findall(out)
+def raw_characters(out: str, newlines: bool = False, tabs: bool = False) -> list[str]:
+    """The raw control, bidi and zero-width characters in ``out`` (``\\n`` and ``\\t``
+    when allowed: a block of code keeps its lines and tabs)."""
+    found = [ch for ch in _RAW.findall(out) if not (tabs and ch == "\t")]
     return found if newlines else [*found, *(["\n"] if "\n" in out else [])]
 
 

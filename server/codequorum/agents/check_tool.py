@@ -26,7 +26,7 @@ from codequorum.agents.schema import (
 )
 from codequorum.behaviour.runtimes import runtime_for, runtime_names
 from codequorum.core.errors import SandboxUnavailableError
-from codequorum.core.safe_text import safe_text
+from codequorum.core.safe_text import agent_block, safe_text
 from codequorum.pipeline.session import FunctionAnalysis, Preparation
 from codequorum.render.findings import (
     current_standing,
@@ -207,7 +207,7 @@ def _recommendation(analysis: FunctionAnalysis) -> RecommendationOut | None:
         version=rec, is_current=rec == analysis.current_index, by=report.recommended_by,
         sentence=lines[0], risk=report.risk, risk_level=report.risk_level,
         risk_range=report.risk_range, trust=report.trust,
-        code=safe_text(analysis.code(rec), MAX_CODE_CHARS, keep_newlines=True))
+        code=agent_block(analysis.code(rec), MAX_CODE_CHARS))
 
 
 def _parting(analysis: FunctionAnalysis) -> PartingInput | None:

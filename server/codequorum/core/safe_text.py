@@ -188,10 +188,17 @@ def agent_text(text: object, limit: int | None = AGENT_LIMIT) -> str:
     return plain_message(text, limit)
 
 
+def _kept_layout(match: re.Match[str]) -> str:
+    return match.group() if match.group() in "\n\t" else _escaped(match)
+
+
 def agent_block(text: object, limit: int | None = None) -> str:
     """Code in an agent's answer (a version's ``code``): escaped as :func:`safe_text`, its
-    lines kept; the one string of an answer that is more than one line."""
-    return safe_text(text, limit, keep_newlines=True)
+    lines and tabs kept (the agent writes it into a file: a tab written ``\\t`` breaks the
+    code, in Go, a Makefile or a tab-indented TypeScript file); the one string of an answer
+    that is more than one line."""
+    raw = text if isinstance(text, str) else str(text)
+    return _cut(_SUSPECT.sub(_kept_layout, raw), limit)
 
 
 _BACKTICKS = re.compile(r"`+")
