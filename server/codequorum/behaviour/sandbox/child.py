@@ -761,9 +761,11 @@ class Harness:
 
     @staticmethod
     def empty_call() -> Any:
-        """The call whose cost is taken off a timed or metered one: a function doing
-        nothing, wrapped as a test's call is (:meth:`_target`), so that the wrapper's fixed
-        cost per call is taken off too (left in, it flattens every growth slope)."""
+        """The call whose CPU time is taken off a timed one: a function doing nothing,
+        wrapped as a test's call is (:meth:`_target`), so that the wrapper's fixed cost per
+        call is taken off too (left in, it flattens every growth slope). The portable
+        sandbox's fuel takes off a bare empty call's instead: there the meter's own marks
+        cost far more than the wrapper, and vary by more between calls."""
         return doctest_run.consuming(timing.nothing)
 
     def metered_call(self, make_call: Any, prefix: str = "") -> None:
