@@ -92,17 +92,24 @@ def test_work_in_c_is_no_longer_hidden_from_the_verdict() -> None:
     assert verdict.detail["measure"] == "CPU time per call"
 
 
+def _cpu_costs_on_lists(code: str, lengths: tuple[int, ...]) -> list[int]:
+    """The CPU ns per call ``f(xs)`` of ``code`` takes on lists of ``lengths`` (a scaling
+    series in the real sandbox, untraced), every one measured."""
+    sizes = [Case("call", args=([1] * n,)) for n in lengths]
+    result = run_candidate(code, sizes, "f", trace=False, series=["scaling"] * len(sizes))
+    assert result.status == "ok", result.detail
+    costs = [t.cpu_ns for t in result.tests]
+    assert all(c is not None for c in costs), costs
+    return [c for c in costs if c is not None]
+
+
 def test_a_lookups_cost_is_its_own_not_the_calls() -> None:
     # the empty call taken off is wrapped as a test's call is: the wrapper's fixed cost per
     # call (hundreds of ns), left in, would flatten every slope
     lookup = "def f(xs):\n    return xs[0] if xs else None\n"
-    sizes = [Case("call", args=([1] * n,)) for n in (8, 64, 512)]
-    result = run_candidate(lookup, sizes, "f", trace=False, series=["scaling"] * 3)
-    assert result.status == "ok", result.detail
-    costs = [t.cpu_ns for t in result.tests]
-    assert all(c is not None for c in costs), costs
+    costs = _cpu_costs_on_lists(lookup, (8, 64, 512))
     # CPU time: a busy machine can lift one size, never all three
-    assert min(c for c in costs if c is not None) < COST_FLOOR_NS, costs
+    assert min(costs) < COST_FLOOR_NS, costs
 
 
 def test_fuel_gives_the_same_classes_in_the_portable_sandbox() -> None:
@@ -118,12 +125,9 @@ def test_each_call_is_timed_on_arguments_of_its_own() -> None:
     drains = "def f(xs):\n    while xs:\n        xs.pop()\n    return 0\n"
     # sizes ten apart, so the call's fixed cost and a busy machine's noise stay small beside
     # the growth: timed on its own list each cost grows near tenfold, on the emptied one ~1
-    sizes = [Case("call", args=([1] * n,)) for n in (500, 5_000, 50_000)]
-    result = run_candidate(drains, sizes, "f", trace=False, series=["scaling"] * 3)
-    assert result.status == "ok", result.detail
-    costs = [t.cpu_ns for t in result.tests]
-    assert all(c is not None and c > 0 for c in costs)
-    assert costs[2] > 3 * costs[1] > 9 * costs[0]  # type: ignore[operator]
+    costs = _cpu_costs_on_lists(drains, (500, 5_000, 50_000))
+    assert all(c > 0 for c in costs)
+    assert costs[2] > 3 * costs[1] > 9 * costs[0]
 
 
 def test_only_a_series_is_timed_and_a_raising_repeat_drops_the_timing() -> None:
