@@ -9,11 +9,15 @@ their risks mapped through the logistic fitted on those families' held-out risks
 (the picks the product makes now): AUROC, ECE, mean risk against share wrong, and the
 90 % range's groups of 25 held (the half-width chosen on the other families). Beside it,
 the shipped file as it is (fitted on every family: not a held-out figure). All sets and
-the sets of 5 (what ``sample`` asks for).
+the sets of 5 (what ``sample`` asks for). Last, the ``outputs`` model on every set read as
+if its docstring gave no example (``fit_risk_families.plain_held_out``): its figures per
+family left out, the steps and range those plain views give it; ``--write-outputs-claims``
+writes those two into the shipped file.
 
     cp bench/results/family_sets.json bench/results/family_sets_fitted.json  # before a rebuild
     .venv/bin/python bench/fit_risk_families.py --rebuild --recalibrate
     .venv/bin/python bench/bench_shipped_risk.py                             # ~30 s
+    .venv/bin/python bench/bench_shipped_risk.py --write-outputs-claims      # and write
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from codequorum.judge.risk import LogisticModel, load_model
+from fit_risk import MODEL
 from fit_risk_families import (
     FAMILY_SETS,
     KINDS,
@@ -40,8 +45,11 @@ from fit_risk_families import (
     kind_of,
     lofo,
     measure,
+    plain_claims,
+    plain_held_out,
     platt,
     recalibrated,
+    report_plain,
     shown,
     signals,
     widths_of,
@@ -154,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="the sets as the pick the model was fitted on kept them")
     ap.add_argument("--sets", type=Path, default=FAMILY_SETS,
                     help="the sets as the current pick keeps them")
+    ap.add_argument("--write-outputs-claims", action="store_true",
+                    help="write the outputs model's levels and range, measured on every "
+                    f"family's plain views, into {MODEL.name}")
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args(argv)
     if not args.sets.exists() or not args.fit_sets.exists():
@@ -168,7 +179,22 @@ def main(argv: list[str] | None = None) -> int:
            p, data, widths)
     report("the shipped file as it is (fitted on every family)", as_shipped(data, model),
            data, None)
+    plain, p_plain = plain_held_out(fit, data, shipped_choice(model), platt)
+    claims = plain_claims(plain, p_plain)
+    report_plain(plain, p_plain, claims)
+    if args.write_outputs_claims:
+        write_outputs_claims(model, claims)
     return 0
+
+
+def write_outputs_claims(model: dict[str, Any], claims: Mapping[str, Any]) -> None:
+    """Put the ``outputs`` model's coarse scale and range half-width measured on the plain
+    views (``fit_risk_families.plain_claims``) into the shipped file, the rest unchanged."""
+    model["levels"]["outputs"] = claims["levels"]
+    model["range"]["logit_half_width"]["outputs"] = claims["half_width"]
+    model["range"]["plain_views"] = claims["held_out"]
+    MODEL.write_text(json.dumps(model, indent=1) + "\n")
+    print(f"wrote the outputs model's levels and range into {MODEL.name}")
 
 
 if __name__ == "__main__":

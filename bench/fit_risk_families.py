@@ -22,7 +22,9 @@ and range are made with; its base rate is ``bench_run_rate.py``'s, its stability
    held-out risks, then the left-out family's cells are checked;
 5. the coarse scale: per model and bin of risk, the shares wrong over the families left
    out (a bin is *likely right* when none saw more than a quarter wrong, *likely wrong*
-   when none saw fewer than 60 %);
+   when none saw fewer than 60 %); for ``outputs`` (no examples), steps 4 and 5 are
+   measured on every set read as if its docstring gave none (:func:`plain_claims`): the
+   sets without examples alone are few, and most of one family's;
 6. per family left out: sets, share wrong, mean risk, AUROC, ECE, range coverage, sets
    that ran on no input (no risk), and the pick against random and the oracle.
 
@@ -397,6 +399,54 @@ def nested_recalibration(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...],
     return out
 
 
+# ----------------------------------------------------------------------------- no examples
+
+
+def plain_held_out(fit: Rows, data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], float]],
+                   fit_map: MapFit | None = None) -> tuple[Rows, np.ndarray]:
+    """Every set of ``data`` read as if its docstring gave no example (its plain view:
+    what a function without examples is, as most functions in a repository are), with the
+    risk the ``outputs`` model gives it fitted without its family on ``fit``'s plain views
+    and, with ``fit_map``, mapped by the map fitted on the other families' held-out risks
+    of ``fit``'s sets without examples (as the model is shipped). The sets without
+    examples alone are a few dozen HumanEval tasks and one family's MBPP: the plain views
+    measure the model on every family."""
+    plain_fit, plain = fit_rows(fit, "outputs"), fit_rows(data, "outputs")
+    fam_fit = np.array([s["family"] for s in fit])
+    kinds_fit = np.array([kind_of(s) for s in fit])
+    y_fit = np.array([wrong(s) for s in fit])
+    fam = np.array([s["family"] for s in plain])
+    families = sorted(set(fam_fit) | set(fam))
+    p = np.full(len(plain), np.nan)
+    for f in sorted(set(fam)):
+        idx = np.flatnonzero(fam == f)
+        raw = lofo(plain_fit, "outputs", *chosen["outputs"], None, [plain[i] for i in idx])
+        ab = (0.0, 1.0)
+        if fit_map is not None:
+            inner = shown(fit, chosen, [g for g in families if g != f], outer=f)
+            rest = (fam_fit != f) & (kinds_fit == "outputs")
+            ab = fit_map(inner[rest], y_fit[rest], fam_fit[rest])
+        p[idx] = recalibrated(raw, ab)
+    return plain, p
+
+
+def plain_claims(plain: Rows, p: np.ndarray) -> dict[str, Any]:
+    """What the ``outputs`` model may claim, measured on the held-out risks ``p`` of the
+    plain views (:func:`plain_held_out`) of every family: its coarse scale
+    (:func:`levels`), the range's half-width covering :data:`COVERAGE` of the cells, and
+    per family how many of its cells the half-width chosen on the other families holds."""
+    y = np.array([wrong(s) for s in plain])
+    fam = np.array([s["family"] for s in plain])
+    held: dict[str, dict[str, int | float]] = {}
+    for f in sorted(set(fam)):
+        w = choose_width(p[fam != f], y[fam != f], fam[fam != f])
+        mine = cells(p[fam == f], y[fam == f], fam[fam == f])
+        held[f] = {"half_width": w, "cells": len(mine),
+                   "covered": int(sum(covered(c, w) for c in mine))}
+    return {"levels": levels(p, y, fam), "half_width": choose_width(p, y, fam),
+            "held_out": held}
+
+
 # ----------------------------------------------------------------------------- picks
 
 
@@ -442,6 +492,21 @@ def levels(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> list[dict[str, Any]
                     "observed": [round(min(shares), 4), round(max(shares), 4)]
                     if len(shares) >= 2 else None})
     return out
+
+
+def report_plain(plain: Rows, p: np.ndarray, claims: Mapping[str, Any]) -> None:
+    """Per family left out, the ``outputs`` model on the plain views (:func:`plain_claims`)."""
+    y = np.array([wrong(s) for s in plain])
+    fam = np.array([s["family"] for s in plain])
+    print("without examples (every set's plain view): family left out | sets | AUROC | ECE | "
+          "mean risk | share wrong | ranges holding")
+    for f in sorted(set(fam)):
+        got, h = measure(p[fam == f], y[fam == f]), claims["held_out"][f]
+        print(f"{f:>15} | {got['sets']} | {got['auroc']} | {got['ece']:.3f} | "
+              f"{got['mean_risk']:.3f} | {got['share_wrong']:.3f} | "
+              f"{h['covered']}/{h['cells']} (w {h['half_width']:g})")
+    print("  levels: " + "; ".join(f"<{b['below']:g} {b['level']} ({b['sets']}, observed "
+                                   f"{b['observed']})" for b in claims["levels"]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -520,6 +585,10 @@ def main(argv: list[str] | None = None) -> int:
     width = widths_of(p, y, fam, kinds, np.ones(len(data), dtype=bool))
     nested = nested_coverage(data, chosen, fam, p, args.recalibrate, fit_map)
     steps = {k: levels(p[kinds == k], y[kinds == k], fam[kinds == k]) for k in KINDS}
+    plain, p_plain = plain_held_out(data, data, chosen, fit_map if args.recalibrate else None)
+    claims = plain_claims(plain, p_plain)
+    steps["outputs"], width["outputs"] = claims["levels"], claims["half_width"]
+    report_plain(plain, p_plain, claims)
     picks = pick_rates(records)
     no_risk = {f: sum(1 for s in records if s["family"] == f and s["signals"] is None)
                for f in sorted(set(fam))}
@@ -564,7 +633,7 @@ def main(argv: list[str] | None = None) -> int:
             "data": "families: " + ", ".join(sorted(set(fam))),
             "models": models, "levels": steps,
             "range": {"logit_half_width": width, "coverage_target": COVERAGE,
-                      "held_out": nested},
+                      "held_out": nested, "plain_views": claims["held_out"]},
             "held_out": {"families": table},
         })
         shipped.pop("regimes", None)

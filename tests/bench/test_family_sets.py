@@ -21,7 +21,14 @@ from bench_family_risk import (
 from codequorum.judge.risk import RiskSignals
 from family_sets import disputed_examples, disputed_of, signal_record, without_disputed
 from fit_risk import log_loss
-from fit_risk_families import TARGET_GAP, expit, family_weights, level_shift, logit
+from fit_risk_families import (
+    TARGET_GAP,
+    expit,
+    family_weights,
+    level_shift,
+    logit,
+    plain_claims,
+)
 
 
 def test_an_example_every_version_fails_alike_is_disputed() -> None:
@@ -135,3 +142,40 @@ def test_how_often_the_versions_return_counts_every_cell_a_value_fills() -> None
     got = matrix_features(keys, [0], 0, [1, 1, 1])
     assert got["set_returns"] == 4 / 9  # the short row counts as two empty cells
     assert matrix_features([], [], 0, None)["set_returns"] == 0.0
+
+
+def _plain_rows(family: str, wrong_in_five: int, n: int) -> list[dict[str, Any]]:
+    """``n`` sets of ``family`` without examples, ``wrong_in_five`` of every five kept
+    wrong (version 0 kept, right or not)."""
+    return [{"family": family, "kept": 0, "truth": [k % 5 >= wrong_in_five, True]}
+            for k in range(n)]
+
+
+def test_the_plain_views_claims_hold_on_every_family_not_the_pooled_one() -> None:
+    # two families told 0.5 alike: one wrong 20 % of the time, the other 80 %
+    rows = _plain_rows("strong", 1, 100) + _plain_rows("weak", 4, 100)
+    claims = plain_claims(rows, np.full(len(rows), 0.5))
+    # the bin holding 0.5 saw 20 % and 80 %: neither likely right nor likely wrong
+    step = next(b for b in claims["levels"] if b["below"] == 0.7)
+    assert step["level"] == "uncertain" and step["observed"] == [0.2, 0.8]
+    assert step["sets"] == 200
+    # a range of +-w around 0.5 holds both once it meets each cell's share within its
+    # sampling error: 5 and 20 wrong of 25 have 90 % Wilson intervals up from 0.64 and down
+    # from 0.36, met by expit(0.6) = 0.646 (expit(0.5) = 0.622 falls short)
+    assert claims["half_width"] == 0.6
+    # each family's cells under the half-width chosen on the other one alone: as far off
+    assert claims["held_out"]["strong"] == {"half_width": 0.6, "cells": 4, "covered": 4}
+    assert claims["held_out"]["weak"] == {"half_width": 0.6, "cells": 4, "covered": 4}
+    # told 0.2 alike: right for the strong family, and no width chosen on it alone reaches
+    # the weak one's 80 %; the weak one's needs logit(0.642) - logit(0.2) = 1.97
+    low = plain_claims(rows, np.full(len(rows), 0.2))
+    assert low["held_out"]["weak"] == {"half_width": 0.0, "cells": 4, "covered": 0}
+    assert low["held_out"]["strong"] == {"half_width": 2.0, "cells": 4, "covered": 4}
+    assert low["half_width"] == 2.0
+    below = next(b for b in low["levels"] if b["below"] == 0.4)
+    assert below["level"] == "uncertain" and below["observed"] == [0.2, 0.8]
+    # told each its own share, the range needs no width
+    told = np.array([0.2] * 100 + [0.8] * 100)
+    exact = plain_claims(rows, told)
+    assert exact["half_width"] == 0.0
+    assert all(h["covered"] == h["cells"] == 4 for h in exact["held_out"].values())

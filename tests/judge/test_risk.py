@@ -258,7 +258,9 @@ def test_a_language_the_model_was_not_fitted_on_is_said() -> None:
 @pytest.mark.parametrize(
     ("risk_", "words"),
     [(0.34, "about 1 in 3"), (0.5, "about 1 in 2"), (0.1, "about 1 in 10"),
-     (0.72, "about 7 in 10"), (0.004, "less than 1 in 100"), (0.995, "more than 99 in 100")],
+     (0.72, "about 7 in 10"), (0.004, "less than 1 in 100"), (0.995, "more than 99 in 100"),
+     (0.94, "about 9 in 10"), (0.95, "about 19 in 20"), (0.96, "about 24 in 25"),
+     (0.99, "about 99 in 100")],
 )
 def test_chance_words(risk_: float, words: str) -> None:
     assert chance_words(risk_) == words
@@ -294,3 +296,22 @@ def test_what_is_missing_depends_on_why_nothing_ran() -> None:
     stopped = missing_words(True, "no version ran (TimeoutError)")
     assert stopped.startswith("no version ran (TimeoutError): ") and "type hints" not in stopped
     assert trust_words(None, ran=True, why="not run in its module") == module
+
+
+@pytest.mark.parametrize("beyond", [1, 3, 10])
+def test_versions_agreeing_without_examples_are_uncertain_in_a_range_every_family_saw(
+        beyond: int) -> None:
+    # a function whose docstring gives no example (most functions in a repository): five
+    # versions written apart return alike on every input. On each model family's sets read
+    # so (bench/bench_shipped_risk.py, plain views), the share wrong at such risks ran from
+    # about 15 % (DeepSeek-Coder) to 80 % (Qwen3-0.6B): never "likely wrong", and a range
+    # that says how far apart models are
+    agree = RiskSignals(versions=5, agreed=True, agreeing=5, agreeing_texts=5, texts=5,
+                        share=1.0, behaviours=1, inputs=beyond, beyond=beyond)
+    est = estimate(agree)
+    assert est.kind == "outputs" and est.level == "uncertain" and est.measured
+    assert est.low is not None and est.high is not None
+    assert est.high - est.low >= 0.5 and est.low <= 0.3 and est.high >= 0.7
+    words = trust_words(est)
+    assert words.startswith("uncertain: about ") and "on models it was not fitted on" in words
+    assert "10 in 10" not in words
