@@ -11,13 +11,14 @@ their risks mapped through the logistic fitted on those families' held-out risks
 the shipped file as it is (fitted on every family: not a held-out figure). All sets and
 the sets of 5 (what ``sample`` asks for). Last, the ``outputs`` model on every set read as
 if its docstring gave no example (``fit_risk_families.plain_held_out``): its figures per
-family left out, the steps and range those plain views give it; ``--write-outputs-claims``
-writes those two into the shipped file.
+family left out, the steps and range those plain views give it; ``--write-claims`` writes
+them, with the other models' coarse scales measured on the current pick, into the shipped
+file.
 
     cp bench/results/family_sets.json bench/results/family_sets_fitted.json  # before a rebuild
     .venv/bin/python bench/fit_risk_families.py --rebuild --recalibrate
     .venv/bin/python bench/bench_shipped_risk.py                             # ~30 s
-    .venv/bin/python bench/bench_shipped_risk.py --write-outputs-claims      # and write
+    .venv/bin/python bench/bench_shipped_risk.py --write-claims              # and write
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from fit_risk_families import (
     covered,
     fit_rows,
     kind_of,
+    levels,
     lofo,
     measure,
     plain_claims,
@@ -162,9 +164,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="the sets as the pick the model was fitted on kept them")
     ap.add_argument("--sets", type=Path, default=FAMILY_SETS,
                     help="the sets as the current pick keeps them")
-    ap.add_argument("--write-outputs-claims", action="store_true",
-                    help="write the outputs model's levels and range, measured on every "
-                    f"family's plain views, into {MODEL.name}")
+    ap.add_argument("--write-claims", action="store_true",
+                    help=f"write into {MODEL.name} each model's coarse scale measured here "
+                    "(the outputs model's on every family's plain views, with its range)")
     ap.add_argument("--smoke", action="store_true")
     args = ap.parse_args(argv)
     if not args.sets.exists() or not args.fit_sets.exists():
@@ -182,19 +184,37 @@ def main(argv: list[str] | None = None) -> int:
     plain, p_plain = plain_held_out(fit, data, shipped_choice(model), platt)
     claims = plain_claims(plain, p_plain)
     report_plain(plain, p_plain, claims)
-    if args.write_outputs_claims:
-        write_outputs_claims(model, claims)
+    steps = steps_of(p, data)
+    for kind in ("examples", "examples_failed"):
+        print(f"{kind} levels: " + "; ".join(
+            f"<{b['below']:g} {b['level']} ({b['sets']}, observed {b['observed']})"
+            for b in steps[kind]))
+    if args.write_claims:
+        write_claims(model, steps, claims)
     return 0
 
 
-def write_outputs_claims(model: dict[str, Any], claims: Mapping[str, Any]) -> None:
-    """Put the ``outputs`` model's coarse scale and range half-width measured on the plain
-    views (``fit_risk_families.plain_claims``) into the shipped file, the rest unchanged."""
+def steps_of(p: np.ndarray, data: Rows) -> dict[str, list[dict[str, Any]]]:
+    """Per model, the coarse scale (``fit_risk_families.levels``) the held-out risks ``p``
+    of ``data``'s sets of its kind give it."""
+    y = np.array([wrong(s) for s in data])
+    fam = np.array([s["family"] for s in data])
+    kinds = np.array([kind_of(s) for s in data])
+    return {k: levels(p[kinds == k], y[kinds == k], fam[kinds == k]) for k in KINDS}
+
+
+def write_claims(model: dict[str, Any], steps: Mapping[str, Any],
+                 claims: Mapping[str, Any]) -> None:
+    """Put the coarse scale of each model measured on the current pick (the ``outputs``
+    model's on the plain views, ``fit_risk_families.plain_claims``, with its range
+    half-width) into the shipped file, the rest unchanged."""
+    for kind in ("examples", "examples_failed"):
+        model["levels"][kind] = steps[kind]
     model["levels"]["outputs"] = claims["levels"]
     model["range"]["logit_half_width"]["outputs"] = claims["half_width"]
     model["range"]["plain_views"] = claims["held_out"]
     MODEL.write_text(json.dumps(model, indent=1) + "\n")
-    print(f"wrote the outputs model's levels and range into {MODEL.name}")
+    print(f"wrote the models' levels and the outputs range into {MODEL.name}")
 
 
 if __name__ == "__main__":
