@@ -177,12 +177,14 @@ def main(argv: list[str] | None = None) -> int:
         fit, data = first_of_each(fit, 80), first_of_each(data, 80)
     model = load_model()
     p, widths = left_out(fit, data, shipped_choice(model))
+    plain, p_plain = plain_held_out(fit, data, shipped_choice(model), platt)
+    claims = plain_claims(plain, p_plain)
+    for f, held_out in claims["held_out"].items():  # as shipped: chosen on plain views
+        widths[f]["outputs"] = held_out["half_width"]
     report(f"fitted on {args.fit_sets.name} without the family, measured on {args.sets.name}",
            p, data, widths)
     report("the shipped file as it is (fitted on every family)", as_shipped(data, model),
            data, None)
-    plain, p_plain = plain_held_out(fit, data, shipped_choice(model), platt)
-    claims = plain_claims(plain, p_plain)
     report_plain(plain, p_plain, claims)
     steps = steps_of(p, data)
     for kind in ("examples", "examples_failed"):
@@ -190,8 +192,23 @@ def main(argv: list[str] | None = None) -> int:
             f"<{b['below']:g} {b['level']} ({b['sets']}, observed {b['observed']})"
             for b in steps[kind]))
     if args.write_claims:
-        write_claims(model, steps, claims)
+        write_claims(model, steps, claims, ranges_held(p, data, widths))
     return 0
+
+
+def ranges_held(p: np.ndarray, data: Rows, widths: Mapping[str, Mapping[str, float]]
+                ) -> dict[str, dict[str, Any]]:
+    """Per family left out: its half-widths (chosen on the other families) and the groups
+    of its sets they hold (:func:`held`), as the model file's ``range.held_out`` keeps it."""
+    y = np.array([wrong(s) for s in data])
+    fam = np.array([s["family"] for s in data])
+    kinds = np.array([kind_of(s) for s in data])
+    out: dict[str, dict[str, Any]] = {}
+    for f in sorted(set(fam)):
+        mine = fam == f
+        covered_, cells_ = held(p[mine], y[mine], fam[mine], kinds[mine], widths[f])
+        out[f] = {"half_width": dict(widths[f]), "cells": cells_, "covered": covered_}
+    return out
 
 
 def steps_of(p: np.ndarray, data: Rows) -> dict[str, list[dict[str, Any]]]:
@@ -204,15 +221,17 @@ def steps_of(p: np.ndarray, data: Rows) -> dict[str, list[dict[str, Any]]]:
 
 
 def write_claims(model: dict[str, Any], steps: Mapping[str, Any],
-                 claims: Mapping[str, Any]) -> None:
+                 claims: Mapping[str, Any], held_out: Mapping[str, Any]) -> None:
     """Put the coarse scale of each model measured on the current pick (the ``outputs``
     model's on the plain views, ``fit_risk_families.plain_claims``, with its range
-    half-width) into the shipped file, the rest unchanged."""
+    half-width) and the range's groups held per family left out into the shipped file,
+    the rest unchanged."""
     for kind in ("examples", "examples_failed"):
         model["levels"][kind] = steps[kind]
     model["levels"]["outputs"] = claims["levels"]
     model["range"]["logit_half_width"]["outputs"] = claims["half_width"]
     model["range"]["plain_views"] = claims["held_out"]
+    model["range"]["held_out"] = dict(held_out)
     MODEL.write_text(json.dumps(model, indent=1) + "\n")
     print(f"wrote the models' levels and the outputs range into {MODEL.name}")
 
