@@ -313,5 +313,10 @@ def test_versions_agreeing_without_examples_are_uncertain_in_a_range_every_famil
     assert est.low is not None and est.high is not None
     assert est.high - est.low >= 0.5 and est.low <= 0.3 and est.high >= 0.7
     words = trust_words(est)
-    assert words.startswith("uncertain: about ") and "on models it was not fitted on" in words
+    assert words.startswith("uncertain: about ") and "on models it was not fitted on)" in words
     assert "10 in 10" not in words
+    # and says what would narrow it, before the language's caveat
+    assert words.endswith("; no example with an expected result to check it against (one in "
+                          "its documentation would narrow this)")
+    assert trust_words(est, language="javascript") == (
+        words + "; fitted on Python versions, not calibrated on JavaScript")

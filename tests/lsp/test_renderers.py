@@ -287,7 +287,7 @@ def _recommending(
         f"keep version {index + 1}: 3 of 4 versions agree with it on 2 inputs"
     )
     analysis.report.risk = 0.34
-    analysis.report.trust = trust_words(RiskEstimate(0.34, "uncertain", 0.3, 0.4))
+    analysis.report.trust = trust_words(RiskEstimate(0.34, "uncertain", 0.3, 0.4, "examples"))
     analysis.report.stability_percentile = 8.0
     return dataclasses.replace(analysis, dynamic=dynamic)
 

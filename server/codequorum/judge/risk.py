@@ -422,6 +422,11 @@ FITTED_LANGUAGES = frozenset({"python"})
 #: the fit's; where no example with an expected value is given, 20 of 20 kept versions
 #: were right at risks 0.52-0.82, all "uncertain".
 NOT_FITTED = "; fitted on Python versions, not calibrated on {language}"
+#: What the words add where the ``outputs`` model spoke: without an example to check
+#: against, agreement is all there is, and its range is wide (on model families left out,
+#: ±1.8 on the logit scale against ±0.2 where the kept version passes examples).
+NO_EXAMPLE = ("; no example with an expected result to check it against (one in its "
+              "documentation would narrow this)")
 #: A language's name as the words say it.
 LANGUAGE_NAMES = {"javascript": "JavaScript", "typescript": "TypeScript", "tsx": "TypeScript"}
 
@@ -439,11 +444,13 @@ def trust_words(est: RiskEstimate | None, ran: bool = False, why: str | None = N
     """How far to trust the kept version, in words: the step, the probability and its
     90 % range (with a model file without one: the probability where the held-out draws
     support one, else the range they showed), and for a set in a ``language`` the model
-    was not fitted on, so (:func:`not_fitted`); without an estimate, what is missing
-    (:func:`missing_words`: whether the versions ``ran``, and ``why`` none ran)."""
+    was not fitted on, so (:func:`not_fitted`), and where no example was there to check
+    against, that one would narrow it (:data:`NO_EXAMPLE`); without an estimate, what is
+    missing (:func:`missing_words`: whether the versions ``ran``, and ``why`` none ran)."""
     if est is None:
         return missing_words(ran, why)
-    return _estimate_words(est) + not_fitted(language)
+    unchecked = NO_EXAMPLE if est.kind == "outputs" else ""
+    return _estimate_words(est) + unchecked + not_fitted(language)
 
 
 def _estimate_words(est: RiskEstimate) -> str:
