@@ -277,12 +277,16 @@ def choose_width(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> float:
 
 def nested_coverage(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], float]],
                     fam: np.ndarray, full: np.ndarray, recalibrate: bool,
-                    fit_map: MapFit | None = None) -> dict[str, dict[str, Any]]:
+                    fit_map: MapFit | None = None,
+                    outputs_width: Mapping[str, float] | None = None
+                    ) -> dict[str, dict[str, Any]]:
     """Per family left out: the half-width chosen on the other families' held-out risks
     (each predicted by a model fitted without it and without the family left out), and
     how many of the left-out family's cells it covers (its risks from the fit on all the
     other families: ``full``, recalibrated as shipped). With ``recalibrate``, the others'
-    risks go through the map fitted on them (``fit_map``, default :func:`platt`)."""
+    risks go through the map fitted on them (``fit_map``, default :func:`platt`).
+    ``outputs_width``: per family, the ``outputs`` half-width chosen elsewhere (on the
+    other families' plain views, :func:`plain_claims`), used instead."""
     fit_map = fit_map or platt
     out: dict[str, dict[str, Any]] = {}
     y = np.array([wrong(s) for s in data])
@@ -293,6 +297,8 @@ def nested_coverage(data: Rows, chosen: Mapping[str, tuple[tuple[str, ...], floa
             rest = (fam != f) & (kinds == k)
             inner[rest] = recalibrated(inner[rest], fit_map(inner[rest], y[rest], fam[rest]))
         widths = widths_of(inner, y, fam, kinds, fam != f)
+        if outputs_width is not None:
+            widths["outputs"] = outputs_width[f]
         mine = fam == f
         cs = [(c, k) for k in KINDS
               for c in cells(full[mine & (kinds == k)], y[mine & (kinds == k)],
@@ -583,12 +589,13 @@ def main(argv: list[str] | None = None) -> int:
               f"mean risk {raw[mine].mean():.3f} -> {p[mine].mean():.3f} "
               f"(share wrong {y[mine].mean():.3f})")
     width = widths_of(p, y, fam, kinds, np.ones(len(data), dtype=bool))
-    nested = nested_coverage(data, chosen, fam, p, args.recalibrate, fit_map)
     steps = {k: levels(p[kinds == k], y[kinds == k], fam[kinds == k]) for k in KINDS}
     plain, p_plain = plain_held_out(data, data, chosen, fit_map if args.recalibrate else None)
     claims = plain_claims(plain, p_plain)
     steps["outputs"], width["outputs"] = claims["levels"], claims["half_width"]
     report_plain(plain, p_plain, claims)
+    nested = nested_coverage(data, chosen, fam, p, args.recalibrate, fit_map,
+                             {f: h["half_width"] for f, h in claims["held_out"].items()})
     picks = pick_rates(records)
     no_risk = {f: sum(1 for s in records if s["family"] == f and s["signals"] is None)
                for f in sorted(set(fam))}
