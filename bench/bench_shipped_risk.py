@@ -44,7 +44,6 @@ from fit_risk_families import (
     covered,
     fit_rows,
     kind_of,
-    levels,
     lofo,
     measure,
     plain_claims,
@@ -54,6 +53,7 @@ from fit_risk_families import (
     report_plain,
     shown,
     signals,
+    steps_of,
     widths_of,
     wrong,
 )
@@ -209,15 +209,6 @@ def ranges_held(p: np.ndarray, data: Rows, widths: Mapping[str, Mapping[str, flo
         covered_, cells_ = held(p[mine], y[mine], fam[mine], kinds[mine], widths[f])
         out[f] = {"half_width": dict(widths[f]), "cells": cells_, "covered": covered_}
     return out
-
-
-def steps_of(p: np.ndarray, data: Rows) -> dict[str, list[dict[str, Any]]]:
-    """Per model, the coarse scale (``fit_risk_families.levels``) the held-out risks ``p``
-    of ``data``'s sets of its kind give it."""
-    y = np.array([wrong(s) for s in data])
-    fam = np.array([s["family"] for s in data])
-    kinds = np.array([kind_of(s) for s in data])
-    return {k: levels(p[kinds == k], y[kinds == k], fam[kinds == k]) for k in KINDS}
 
 
 def write_claims(model: dict[str, Any], steps: Mapping[str, Any],

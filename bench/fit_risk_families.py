@@ -500,6 +500,15 @@ def levels(p: np.ndarray, y: np.ndarray, fam: np.ndarray) -> list[dict[str, Any]
     return out
 
 
+def steps_of(p: np.ndarray, data: Rows) -> dict[str, list[dict[str, Any]]]:
+    """Per model, the coarse scale (:func:`levels`) the held-out risks ``p`` of ``data``'s
+    sets of its kind give it."""
+    y = np.array([wrong(s) for s in data])
+    fam = np.array([s["family"] for s in data])
+    kinds = np.array([kind_of(s) for s in data])
+    return {k: levels(p[kinds == k], y[kinds == k], fam[kinds == k]) for k in KINDS}
+
+
 def report_plain(plain: Rows, p: np.ndarray, claims: Mapping[str, Any]) -> None:
     """Per family left out, the ``outputs`` model on the plain views (:func:`plain_claims`)."""
     y = np.array([wrong(s) for s in plain])
@@ -589,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
               f"mean risk {raw[mine].mean():.3f} -> {p[mine].mean():.3f} "
               f"(share wrong {y[mine].mean():.3f})")
     width = widths_of(p, y, fam, kinds, np.ones(len(data), dtype=bool))
-    steps = {k: levels(p[kinds == k], y[kinds == k], fam[kinds == k]) for k in KINDS}
+    steps = steps_of(p, data)
     plain, p_plain = plain_held_out(data, data, chosen, fit_map if args.recalibrate else None)
     claims = plain_claims(plain, p_plain)
     steps["outputs"], width["outputs"] = claims["levels"], claims["half_width"]

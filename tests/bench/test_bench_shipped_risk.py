@@ -10,9 +10,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from bench_shipped_risk import as_shipped, held, shipped_choice, steps_of
+from bench_shipped_risk import as_shipped, held, shipped_choice
 from codequorum.judge.risk import RiskSignals, load_model, risk
 from family_sets import signal_record
+from fit_risk_families import steps_of
 
 
 @pytest.mark.parametrize("signals", [
