@@ -134,8 +134,8 @@ def test_names_no_function_has_and_names_past_any_count_are_not_read(tmp_path: P
 
 def test_a_store_whose_table_refuses_every_row_is_one_error(tmp_path: Path) -> None:
     """The table has codequorum's columns, but a constraint of the repository's making
-    refuses every row: adding a version is one error naming the store, never an internal
-    one, and nothing is written."""
+    refuses every row: the store is refused at once, one error naming it (its table is not
+    as codequorum makes it), never an internal one, and nothing is written."""
     store = tmp_path / "samples.sqlite3"
     with VersionStore.open(store):
         pass
@@ -148,7 +148,8 @@ def test_a_store_whose_table_refuses_every_row_is_one_error(tmp_path: Path) -> N
             " WHERE name = 'samples';"
             "PRAGMA writable_schema = OFF;")
     db.close()
-    with VersionStore.open(store) as opened:
-        with pytest.raises(StoreError, match="refused"):
-            opened.add("m.py", "python", "f", [Version(code="def f():\n    return 1\n")])
-        assert opened.versions_for("m.py", "f") == []
+    before = store.read_bytes()
+    with pytest.raises(StoreError, match="its samples table is not as codequorum makes it: "
+                       "not a codequorum version store"):
+        VersionStore.open(store)
+    assert store.read_bytes() == before

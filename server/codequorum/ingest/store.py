@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import logging
 import os
+import re
 import secrets
 import sqlite3
 import stat
@@ -819,6 +821,7 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
             runs = [str(r[1]) for r in conn.execute("PRAGMA table_info(runs)")]
             if sorted(runs) != sorted(_RUN_COLUMNS):
                 raise _SchemaMismatch("the runs table has unexpected columns")
+            _check_sql(conn)
             check = str(conn.execute("PRAGMA quick_check").fetchone()[0])
             if check != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check}")
@@ -836,20 +839,64 @@ def _connect_checked(path: Path) -> sqlite3.Connection:
         raise
 
 
-#: The schema objects a codequorum store holds (besides SQLite's own ``sqlite_*``).
+#: The schema objects a codequorum store holds (besides SQLite's own, :func:`_sqlite_own`).
 _OBJECTS = frozenset({("table", "samples"), ("table", "meta"), ("table", "runs"),
                       ("index", "samples_by_function")})
+#: The indexes SQLite makes for a table's ``PRIMARY KEY`` and ``UNIQUE`` (no SQL text).
+_AUTOINDEX = re.compile(r"sqlite_autoindex_(samples|runs|meta)_[0-9]+")
+#: The table SQLite keeps for ``AUTOINCREMENT``, as it writes it.
+_SEQUENCE = ("table", "sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)")
+
+
+def _sqlite_own(kind: str, name: str, sql: object) -> bool:
+    """Whether a schema object is one SQLite makes itself for our tables: a name starting
+    ``sqlite_`` is not enough (``PRAGMA writable_schema`` lets a file hold a trigger so
+    named, which would fire on our writes)."""
+    return (kind, name, sql) == _SEQUENCE or (
+        kind == "index" and sql is None and _AUTOINDEX.fullmatch(name) is not None)
 
 
 def _check_objects(conn: sqlite3.Connection) -> None:
-    """Refuse a store with anything codequorum did not put there (a trigger, a view, a
-    table of another program): such a file is not provably a codequorum store."""
-    found = {(str(kind), str(name)) for kind, name in
-             conn.execute("SELECT type, name FROM sqlite_master")}
-    other = sorted(f"{kind} {name}" for kind, name in found - _OBJECTS
-                   if not name.startswith("sqlite_"))
+    """Refuse a store with anything codequorum did not put there (a trigger or a view
+    under any name, a table of another program): such a file is not provably a
+    codequorum store."""
+    other = sorted(f"{kind} {name}" for kind, name, sql in
+                   ((str(k), str(n), q) for k, n, q in
+                    conn.execute("SELECT type, name, sql FROM sqlite_master"))
+                   if (kind, name) not in _OBJECTS and not _sqlite_own(kind, name, sql))
     if other:
         raise _Foreign(f"holds what a codequorum store does not ({', '.join(other[:5])})")
+
+
+def _normalised(sql: str) -> str:
+    """A table's or an index's SQL text as compared: spaces collapsed, and the quotes
+    SQLite puts around a renamed table's name (``ALTER TABLE ... RENAME``) left out."""
+    text = " ".join(sql.split())
+    return re.sub(r'^CREATE (TABLE|INDEX) "([a-z_]+)"', r"CREATE \1 \2", text)
+
+
+@functools.cache
+def _expected_sql() -> dict[tuple[str, str], str]:
+    """Our objects' SQL text as SQLite keeps it for a store made now."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(_SCHEMA)
+        return {(str(kind), str(name)): _normalised(str(sql)) for kind, name, sql in
+                conn.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL")
+                if (str(kind), str(name)) in _OBJECTS}
+    finally:
+        conn.close()
+
+
+def _check_sql(conn: sqlite3.Connection) -> None:
+    """Refuse a store of the current schema whose tables or index are not word for word
+    ours: a ``CHECK`` or a generated column of the file's own (neither shows in
+    ``PRAGMA table_info``) would run on every row we write."""
+    expected = _expected_sql()
+    for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master"):
+        key = (str(kind), str(name))
+        if key in expected and _normalised(str(sql)) != expected[key]:
+            raise _Foreign(f"its {name} {kind} is not as codequorum makes it")
 
 
 def _upgrade_from_1(conn: sqlite3.Connection) -> None:
