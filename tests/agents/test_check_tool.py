@@ -171,8 +171,9 @@ def test_the_parting_input_a_workspace_test_asserts_says_the_kept_version_does_a
     assert result.recommendation is not None and result.recommendation.version == 2
     parting = result.parting_input
     assert parting is not None and parting.input == "fmt(NaN)" and parting.source == "test"
-    assert parting.sentence == ('on fmt(NaN) (a test in fmt.test.ts:5) version 3 raises Error, '
-                                'as the test expects; versions 1, 2 return "NaNms"')
+    assert parting.sentence == ('on fmt(NaN) (a test in fmt.test.ts:5) version 3 (the current '
+                                'code) raises Error, as the test expects; versions 1, 2 return '
+                                '"NaNms"')
 
 
 def test_the_code_to_keep_keeps_its_tabs(tmp_path: Path) -> None:

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,3 +147,30 @@ async def test_the_server_shows_names_escaped(tmp_path: Path) -> None:
             await command(client, "codequorum.analyze", closed, "f")
         assert not RAW.search(str(refused.value))
         assert "gone\\x1b[2J\\u202e.py: no such file" in str(refused.value)
+
+
+def test_a_versions_output_in_the_advice_carries_no_live_link_or_tag(tmp_path: Path) -> None:
+    """``check --dynamic``'s advice quotes what a version returns: a markdown link into an
+    editor command and HTML tags come out broken, in the text and in the JSON, as the
+    finding's own message has them."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "lib.py").write_text(
+        'def greet(name):\n    """Greet.\n\n    >>> greet(\'bob\')\n    \'hi bob\'\n    """\n'
+        "    return 'hi ' + name\n")
+    versions = ["def greet(name):\n    return 'hi %s' % name\n",
+                "def greet(name):\n    return '[click](command:workbench.action.terminal.new)"
+                " <b>x</b> ' + name\n",
+                "def greet(name):\n    return 'hi ' + name\n"]
+    (tmp_path / "v.json").write_text(json.dumps(versions))
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    cq = [sys.executable, "-m", "codequorum"]
+    subprocess.run([*cq, "sample", "lib.py", "-f", "greet", "--from", "v.json", "-q"],
+                   cwd=tmp_path, env=env, check=True, timeout=60)
+    for fmt in ("text", "json"):
+        done = subprocess.run([*cq, "check", "lib.py", "--dynamic", "--no-tsed", "--format",
+                               fmt, "--fail-on", "never"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300, check=False)
+        said = done.stdout if fmt == "text" else json.dumps(
+            json.loads(done.stdout)["functions"][0]["advice"])
+        assert "[click] (command:workbench.action.terminal.new)" in said, said
+        assert "](command:" not in said and "<b>" not in said, said

@@ -555,6 +555,56 @@ def test_evidence_sentence_names_the_current_code_and_bounds_the_groups() -> Non
     assert evidence_sentence(ev, 3, limit=3).endswith("; 1 other outcome")
 
 
+def test_a_version_parting_on_another_input_is_named_with_its_own() -> None:
+    """radash's ``capitalize``: version 4 crashes on ``""`` (the input shown), version 3
+    forgets to lower the rest, which only ``capitalize("Hello World")`` shows; version 3
+    is named too, with that input."""
+    from codequorum.judge.recommend import (
+        elsewhere_sentence,
+        parting_elsewhere,
+        parting_input,
+    )
+
+    inputs = [{"label": 'capitalize("")', "source": "edge", "graded": False},
+              {"label": 'capitalize("Hello World")', "source": "hint", "graded": False}]
+    Row = list[tuple[str | None, str | None, str | None] | None]
+    right: Row = [('""', None, None), ('"Hello world"', None, None)]
+    outcomes: list[Row] = [right, right, [('""', None, None), ('"Hello World"', None, None)],
+                [(None, "TypeError", "x"), ('"Hello world"', None, None)]]
+    ev = parting_input(outcomes, inputs, 0)
+    assert ev is not None and ev.others == (("raises TypeError", (3,)),)
+    parted = parting_elsewhere(outcomes, inputs, 0, ev)
+    assert [(v, e.label) for v, e in parted] == [(2, 'capitalize("Hello World")')]
+    assert elsewhere_sentence(parted, 0, {0: "version 1 (the current code)"}) == (
+        'version 3 parts from it too: on capitalize("Hello World") it returns "Hello World" '
+        'where version 1 (the current code) returns "Hello world"')
+    alone = outcomes[:2] + outcomes[3:]  # without version 3: the input shown says it all
+    shown = parting_input(alone, inputs, 0)
+    assert shown is not None and parting_elsewhere(alone, inputs, 0, shown) == []
+    many = [(v, parted[0][1]) for v in (2, 4, 5, 6)]
+    assert elsewhere_sentence(many, 0).endswith("; 2 other versions part from it elsewhere")
+    assert elsewhere_sentence(many[:3], 0).endswith("; 1 other version parts from it elsewhere")
+
+
+def test_examples_are_named_by_where_they_come_from() -> None:
+    """A test's assertions are not "docstring examples" (decamelize's 16 ``t.is`` lines)."""
+    from codequorum.judge.recommend import examples_named
+
+    doc = {"source": "doctest", "checked": True}
+    test = {"source": "test", "graded": True}
+    assert examples_named([doc, {"source": "hint"}]) == (
+        "docstring example", "docstring examples")
+    assert examples_named([test, test]) == ("test assertion", "test assertions")
+    assert examples_named([doc, test]) == ("example", "examples of the docstring and tests")
+    keys = [[outcome_key(("1", None, None))] * 2, [outcome_key(("2", None, None))] * 2]
+    rec = recommend(keys, [0.5, 0.5], [0, 1], [2, 0], 2, named=examples_named([test, test]))
+    assert rec is not None and rec.sentence.startswith(
+        "keep version 1: passes both test assertions;")
+    rec = recommend(keys, [0.5, 0.5], [0, 1], [0, 1], 1, named=examples_named([test]))
+    assert rec is not None and rec.sentence.startswith("keep version 2: passes the test "
+                                                       "assertion;")
+
+
 def test_risk_signals_count_the_kept_versions_output_cluster() -> None:
     from codequorum.judge.recommend import agreeing_versions
     from codequorum.pipeline.analyze import risk_signals

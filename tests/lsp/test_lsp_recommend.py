@@ -67,9 +67,12 @@ async def test_hover_and_action_keep_the_version_the_others_agree_with(workspace
             next(i for i in inputs if i["source"] == "doctest"))] is False
         doctest = next(i["label"] for i in inputs if i["source"] == "doctest")
         shown = "6"
+        # and the stored version that parts only on the huge int is named with that input
         assert answer["evidence"] == (
             f"on {doctest} (from the docstring's example) version {rec + 1} returns {shown}; "
-            "the current code returns 5"
+            "the current code returns 5; version 2 parts from it too: on "
+            "double(18446744073709551617) (an edge value of its type) it returns "
+            f"3.6893488147419103e+19 where version {rec + 1} returns 36893488147419103234"
         )
 
         text = await hover_text(client, uri, pos)

@@ -632,3 +632,15 @@ def test_a_new_verdict_is_its_spec_and_its_rule(monkeypatch: pytest.MonkeyPatch)
     assert codes[-2:] == ["toy-shape", "toy-run"]
     assert report.verdicts[-2].message == "5 versions seen"
     assert codes[0] in ("stable", "unstable-structure")
+
+
+def test_the_kept_version_is_named_as_the_current_code_in_the_report_itself() -> None:
+    """``score`` on an exported set (``current: 0``) says what ``check`` and the MCP tool
+    say: the version kept is the file's code."""
+    from codequorum.pipeline.analyze import current_named
+
+    said = "keep version 1: passes the docstring example; 3 of 4 versions agree"
+    assert current_named(said, 0, 0) == (
+        "keep version 1 (the current code): passes the docstring example; 3 of 4 versions agree")
+    assert current_named(said, 0, 2) == said
+    assert current_named(said, 0, None) == said

@@ -280,18 +280,35 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _examples_words(passed: int, total: int) -> str:
+#: What the examples with an expected value are called, (one, several), by where they
+#: come from: the docstring's (or the comment's above a JavaScript function), a workspace
+#: test's assertions, or both.
+DOCSTRING_EXAMPLES = ("docstring example", "docstring examples")
+TEST_ASSERTIONS = ("test assertion", "test assertions")
+BOTH_EXAMPLES = ("example", "examples of the docstring and tests")
+
+
+def examples_named(inputs: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """What the examples (:func:`is_example`) among ``inputs`` are called: the
+    docstring's, a workspace test's assertions, or both."""
+    sources = {spec.get("source") for spec in inputs if is_example(spec)}
+    if sources == {"test"}:
+        return TEST_ASSERTIONS
+    return BOTH_EXAMPLES if len(sources) > 1 else DOCSTRING_EXAMPLES
+
+
+def _examples_words(passed: int, total: int,
+                    named: tuple[str, str] = DOCSTRING_EXAMPLES) -> str:
     """``passes all 3 docstring examples`` (``both`` of two) / ``passes 1 of 3 docstring
-    examples`` / ``fails all 3 docstring examples``."""
+    examples`` / ``fails all 3 docstring examples`` (``named``: :func:`examples_named`)."""
+    one, several = named
     if total == 1:
-        return "passes the docstring example" if passed else "fails the docstring example"
+        return f"passes the {one}" if passed else f"fails the {one}"
     if passed == total:
-        return ("passes both docstring examples" if total == 2 else
-                f"passes all {total} docstring examples")
+        return (f"passes both {several}" if total == 2 else f"passes all {total} {several}")
     if passed == 0:
-        return ("fails both docstring examples" if total == 2 else
-                f"fails all {total} docstring examples")
-    return f"passes {passed} of {total} docstring examples"
+        return (f"fails both {several}" if total == 2 else f"fails all {total} {several}")
+    return f"passes {passed} of {total} {several}"
 
 
 def _agreement_words(keys: KeyMatrix, chosen: int, score: int) -> tuple[str, int, int, float]:
@@ -313,7 +330,7 @@ def _agreement_words(keys: KeyMatrix, chosen: int, score: int) -> tuple[str, int
 
 def _structure_pick(typ: Mapping[int, float], keys: KeyMatrix | None, versions: int,
                     passed: Mapping[int, int], example_count: int,
-                    consensus: float) -> Recommendation:
+                    consensus: float, named: tuple[str, str]) -> Recommendation:
     """Rule 5: the most typical version in shape; the docstring's examples it passes (of
     ``example_count``, 0 when none ran) stay the evidence they are (every version failing
     them alike is still a kept version failing its examples)."""
@@ -322,7 +339,8 @@ def _structure_pick(typ: Mapping[int, float], keys: KeyMatrix | None, versions: 
         why = "no outputs to compare"
     else:
         why = "no two versions return the same on any input"
-    said = f"{_examples_words(passed[chosen], example_count)}; " if example_count else ""
+    said = f"{_examples_words(passed[chosen], example_count, named)}; " if example_count \
+        else ""
     sentence = (f"keep version {chosen + 1}: {said}the most typical in shape (mean "
                 f"similarity {typ[chosen]:.2f} to the others); {why}")
     return Recommendation(chosen, "structure", 0, 1, versions, 0, 0.0, typ[chosen], sentence,
@@ -336,6 +354,7 @@ def recommend(
     examples: Sequence[int] | None = None,
     example_count: int = 0,
     current: int | None = None,
+    named: tuple[str, str] = DOCSTRING_EXAMPLES,
 ) -> Recommendation | None:
     """The version to keep (see module docstring).
 
@@ -343,8 +362,8 @@ def recommend(
     ones), aligned with ``typicality``; ``keys``: :func:`outcome_matrix` over every version
     of the set (``None``: nothing ran); ``examples``: per version of the set, the
     docstring examples it passes (:func:`example_passes`), of ``example_count``;
-    ``current``: the position of the code in the file, if it is a version. ``None`` when
-    there is no candidate.
+    ``current``: the position of the code in the file, if it is a version; ``named``: what
+    the examples are called (:func:`examples_named`). ``None`` when there is no candidate.
     """
     if not candidates:
         return None
@@ -361,7 +380,7 @@ def recommend(
                      and examples[v] == example_count) / versions if ran and keys else 0.0)
     if not keys or (max(score.values()) == 0 and len(set(passed.values())) < 2):
         return _structure_pick(typ, keys, versions, passed, example_count if ran else 0,
-                               consensus)
+                               consensus, named)
     answered = {c: sum(1 for k in keys[c] if k is not None) if c < len(keys) else 0
                 for c in candidates}
     rank = {c: output_rank(keys, c) for c in candidates}
@@ -369,7 +388,7 @@ def recommend(
                                             c != current, -typ[c], c))
     words, agreeing, inputs, share = _agreement_words(keys, chosen, score[chosen])
     if ran:
-        words = f"{_examples_words(passed[chosen], example_count)}; {words}"
+        words = f"{_examples_words(passed[chosen], example_count, named)}; {words}"
     return Recommendation(chosen, "behaviour", score[chosen], agreeing, versions, inputs,
                           share, typ[chosen], f"keep version {chosen + 1}: {words}",
                           passed[chosen] if ran else 0, example_count if ran else 0,
@@ -456,6 +475,43 @@ def parting_input(
     return best[1] if best else None
 
 
+def parting_elsewhere(
+    outcomes: Sequence[Sequence[Sequence[str | None] | None]],
+    inputs: Sequence[Mapping[str, Any]],
+    recommended: int,
+    named: Evidence,
+    shown: Callable[[str], str] = shown_output,
+) -> list[tuple[int, Evidence]]:
+    """The versions that part from version ``recommended`` on inputs other than the one
+    ``named`` shows (:func:`parting_input`), each with its own parting input (as
+    :func:`parting_input` picks it between the two): a wrong version no message would name
+    otherwise. In the versions' order."""
+    said = {v for _, vs in named.others for v in vs}
+    out: list[tuple[int, Evidence]] = []
+    for v in range(len(outcomes)):
+        if v == recommended or v in said:
+            continue
+        ev = parting_input([outcomes[recommended], outcomes[v]], inputs, 0, shown)
+        if ev is not None:
+            out.append((v, ev))
+    return out
+
+
+def elsewhere_sentence(parted: Sequence[tuple[int, Evidence]], recommended: int,
+                       names: Mapping[int, str] | None = None, limit: int = 2) -> str:
+    """``version 3 parts from it too: on f(2) it returns 5 where version 1 returns 4`` for
+    each of :func:`parting_elsewhere`'s versions (at most ``limit``, then how many more).
+    Not escaped: callers escape it."""
+    parts = [f"{versions_words([v], names)} parts from it too: on {ev.label} it "
+             f"{ev.others[0][0]} where {versions_words([recommended], names)} {ev.shown}"
+             for v, ev in parted[:limit]]
+    if len(parted) > limit:
+        more = len(parted) - limit
+        parts.append(f"{count(more, 'other version')} {'parts' if more == 1 else 'part'} "
+                     "from it elsewhere")
+    return "; ".join(parts)
+
+
 def versions_words(positions: Sequence[int], names: Mapping[int, str] | None = None) -> str:
     """``version 2`` / ``versions 2, 5`` (1-based); ``names`` overrides a position's name
     (``the current code``)."""
@@ -526,10 +582,12 @@ __all__ = [
     "agreeing_versions",
     "agreement_scores",
     "constant_output",
+    "elsewhere_sentence",
     "evidence_sentence",
     "example_columns",
     "example_passes",
     "examples_from_dynamic",
+    "examples_named",
     "fell_through",
     "is_example",
     "is_test_input",
@@ -538,6 +596,7 @@ __all__ = [
     "outcome_matrix",
     "output_clusters",
     "output_rank",
+    "parting_elsewhere",
     "parting_input",
     "recommend",
     "versions_words",

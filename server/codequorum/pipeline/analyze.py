@@ -352,6 +352,7 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
     from codequorum.judge.recommend import (
         example_columns,
         examples_from_dynamic,
+        examples_named,
         keys_from_dynamic,
         recommend,
     )
@@ -372,11 +373,12 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
     answered = [k for k, i in enumerate(report.indices) if i not in report.empty]
     rec = recommend(keys, [report.typicality[k] for k in answered],
                     [report.indices[k] for k in answered], examples, example_count,
-                    report.current_index)
+                    report.current_index,
+                    examples_named(getattr(dynamic, "inputs", None) or []))
     if rec is None:
         return
     report.recommended, report.recommended_by = rec.index, rec.by
-    report.recommendation = rec.sentence
+    report.recommendation = current_named(rec.sentence, rec.index, report.current_index)
     mean_similarity = report.pair("jsd_struct") or 0.0
     est = (estimate(risk_signals(rec, keys, codes, examples, example_columns(
         getattr(dynamic, "inputs", None) or []))) if keys is not None else None)
@@ -392,6 +394,15 @@ def _recommend(report: StabilityReport, dynamic: DynamicLike | None,
     if (opts.max_depth == REFERENCE_OPTIONS["max_depth"]
             and opts.jsd_log_base == REFERENCE_OPTIONS["jsd_log_base"]):
         report.stability_percentile = stability_percentile(mean_similarity)
+
+
+def current_named(sentence: str, kept: int, current: int | None) -> str:
+    """``keep version 1 (the current code): ...`` where the version kept is the file's code,
+    so every front end (``score`` on an exported set too) says so."""
+    if kept != current:
+        return sentence
+    return sentence.replace(f"keep version {kept + 1}",
+                            f"keep version {kept + 1} (the current code)", 1)
 
 
 def risk_signals(rec: Recommendation, keys: KeyMatrix, codes: Sequence[str],

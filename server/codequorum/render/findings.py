@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codequorum.behaviour.input_plan import ORIGIN_WORDS
 from codequorum.behaviour.runtimes import runtime_for
@@ -26,6 +26,9 @@ from codequorum.judge.structure import shape_group
 from codequorum.judge.verdicts import NOT_RUN as NOT_RUN_SPEC
 from codequorum.judge.verdicts import QUIET_CODES, figure_text
 from codequorum.pipeline.session import FunctionAnalysis
+
+if TYPE_CHECKING:
+    from codequorum.judge.recommend import Evidence
 
 #: Severity names, most severe first, with their rank (a lower number is more severe).
 RANK: dict[str, int] = {name: k + 1 for k, name in enumerate(SEVERITIES)}
@@ -104,6 +107,18 @@ def recommended_version(analysis: FunctionAnalysis) -> int | None:
     return None if rec == analysis.current_index else rec
 
 
+def version_names(analysis: FunctionAnalysis) -> dict[int, str]:
+    """How a message names the versions that are the file's code: ``the current code``
+    when it is none of the stored versions, else ``version 3 (the current code)``, so a
+    reader sees when the version that parts from the others is their own."""
+    total = len(analysis.version_set.versions)
+    names = {i: "the current code" for i in range(analysis.n_stored, total)}
+    current = analysis.current_index
+    if current is not None and current < analysis.n_stored:
+        names[current] = f"version {current + 1} (the current code)"
+    return names
+
+
 def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None) -> list[str]:
     """The recommendation, how far to trust it and, after a run, the input where the
     recommended version and the others part ways; each line escaped with
@@ -114,18 +129,15 @@ def recommendation_lines(analysis: FunctionAnalysis, not_run: str | None = None)
     rec = report.recommended
     if report.status != "ok" or rec is None or not report.recommendation:
         return []
-    total = len(analysis.version_set.versions)
-    names = {i: "the current code" for i in range(analysis.n_stored, total)}
-    sentence = report.recommendation
-    if rec in names:
-        sentence = sentence.replace(f"keep version {rec + 1}", "keep the current code", 1)
-    elif rec == analysis.current_index:
-        sentence = sentence.replace(f"keep version {rec + 1}",
-                                    f"keep version {rec + 1} (the current code)", 1)
-    lines = [safe_text(sentence)]
+    sentence, names = report.recommendation, version_names(analysis)
+    if rec in names:  # the report may have said it already (a remembered one may not)
+        said = f"keep version {rec + 1} (the current code)"
+        sentence = sentence.replace(said if said in sentence else f"keep version {rec + 1}",
+                                    f"keep {names[rec]}", 1)
+    lines = [plain_message(sentence)]
     if report.trust:  # how far to trust it; never a figure from shape alone beside it
         said = not_run if not_run is not None and report.trust == NOT_RUN else report.trust
-        lines.append(safe_text(said))
+        lines.append(plain_message(said))
     evidence = evidence_text(analysis)
     if evidence is not None:
         lines.append(evidence)
@@ -147,7 +159,12 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     (:func:`codequorum.judge.recommend.parting_input`) and where it came from
     (:data:`~codequorum.behaviour.input_plan.ORIGIN_WORDS`), escaped; None when there is
     none."""
-    from codequorum.judge.recommend import evidence_sentence, parting_input
+    from codequorum.judge.recommend import (
+        elsewhere_sentence,
+        evidence_sentence,
+        parting_elsewhere,
+        parting_input,
+    )
 
     rec = analysis.report.recommended
     outcomes = getattr(analysis.dynamic, "outcomes", None)
@@ -155,17 +172,30 @@ def evidence_text(analysis: FunctionAnalysis) -> str | None:
     total = len(analysis.version_set.versions)
     if rec is None or not outcomes or not inputs or len(outcomes) != total:
         return None
-    ev = parting_input(outcomes, inputs, rec, value_words(analysis.version_set.language))
+    shown = value_words(analysis.version_set.language)
+    ev = parting_input(outcomes, inputs, rec, shown)
     if ev is None:
         return None
+    names = version_names(analysis)
+    sentence = evidence_sentence(_said_where(analysis, ev, rec), rec, names)
+    elsewhere = [(v, _said_where(analysis, other, rec))
+                 for v, other in parting_elsewhere(outcomes, inputs, rec, ev, shown)]
+    if elsewhere:
+        sentence = f"{sentence}; {elsewhere_sentence(elsewhere, rec, names)}"
+    return plain_message(sentence)
+
+
+def _said_where(analysis: FunctionAnalysis, ev: Evidence, version: int) -> Evidence:
+    """``ev`` with where its input came from in its label (``(from a test)``) and, where a
+    test asserts the outcome ``version`` gives there, that it is what the test expects."""
+    inputs = getattr(analysis.dynamic, "inputs", None) or []
     spec = inputs[ev.input_index] if ev.input_index < len(inputs) else {}
     words = origin_words(spec, ev.source)
     if words:
         ev = dataclasses.replace(ev, label=f"{ev.label} ({words})")
-    if _asserted_and_passed(analysis.dynamic, spec, rec, ev.input_index):
+    if _asserted_and_passed(analysis.dynamic, spec, version, ev.input_index):
         ev = dataclasses.replace(ev, shown=f"{ev.shown}, as the test expects")
-    names = {i: "the current code" for i in range(analysis.n_stored, total)}
-    return safe_text(evidence_sentence(ev, rec, names))
+    return ev
 
 
 def _asserted_and_passed(dynamic: Any, spec: Mapping[str, Any], version: int,

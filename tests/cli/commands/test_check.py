@@ -1215,3 +1215,38 @@ def test_a_python_function_whose_module_imports_an_installed_package_runs_in_it(
     [row] = json.loads(proc.stdout)["functions"]
     assert row["not_run"] is None, proc.stderr
     assert "divergent-outputs" in row["verdicts"], row
+
+
+SIGN = '''def sign(x: int) -> int:
+    """The sign of ``x``.
+
+    >>> sign(5)
+    1
+    """
+    return 1 if x >= 0 else -1
+'''
+SIGN_VERSIONS = [
+    "def sign(x: int) -> int:\n    return (x > 0) - (x < 0)\n",
+    "def sign(x: int) -> int:\n    if x > 0:\n        return 1\n    if x < 0:\n        "
+    "return -1\n    return 0\n",
+    SIGN,
+]
+
+
+def test_when_the_current_code_is_the_version_that_parts_the_advice_says_so(
+        tmp_path: Path) -> None:
+    """The file's code is the stored version 3, the one wrong on ``sign(0)``: the advice
+    names it as the current code where it parts, as it does where it is kept."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "num.py").write_text(SIGN)
+    (tmp_path / "v.json").write_text(json.dumps(SIGN_VERSIONS))
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    subprocess.run([str(SCRIPT), "sample", "num.py", "-f", "sign", "--from", "v.json", "-q"],
+                   cwd=tmp_path, check=True, env=env, timeout=60)
+    proc = subprocess.run([str(SCRIPT), "check", "num.py", "--dynamic", "--no-tsed",
+                           "--format", "json", "--fail-on", "never"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    [sign] = json.loads(proc.stdout)["functions"]
+    assert re.match(r"keep version [12]: passes the docstring example; 2 of 3 versions agree",
+                    sign["advice"][0]), sign["advice"]
+    assert "version 3 (the current code) returns 1" in sign["advice"][2], sign["advice"]
