@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from codequorum.behaviour.callers import FoundCall, is_test_file, literal_calls
+from codequorum.behaviour.callers import FoundCall, Taken, is_test_file, literal_calls
 from codequorum.behaviour.expectations import Expectation
 from codequorum.core.model import ModuleContext
 
@@ -29,7 +29,7 @@ def _context(kind: str = "function") -> ModuleContext:
                          files=(("tests/test_app.py", TESTS), ("app.py", APP)), roots=("",))
 
 
-def _app_calls(tests: str, where: str = "tests/test_app.py") -> list[FoundCall]:
+def _app_calls(tests: str, where: str = "tests/test_app.py") -> Taken[FoundCall]:
     """The literal calls of ``f`` (``app.py``: ``f(x, n=1)`` multiplies) that the test
     file ``where`` holding ``tests`` makes."""
     context = ModuleContext(name="app", path="app.py", qualified_name="f", kind="function",
@@ -45,7 +45,9 @@ def test_literal_calls_outside_the_function_own_file_first() -> None:
         ((5,), {}, True, "tests/test_app.py:4")]
     method = literal_calls(_context("method"), "f")
     assert ((4,), {}, False) in [(c.args, c.kwargs, c.in_test) for c in method]
-    assert len(literal_calls(_context(), "f", limit=1)) == 1
+    # the limit is on calls no test grades; the test's graded call is taken beside them
+    assert [(c.args, c.in_test) for c in literal_calls(_context(), "f", limit=1)] == [
+        ((2,), False), ((5,), True)]
 
 
 def test_test_files_are_told_by_their_names() -> None:
@@ -98,6 +100,28 @@ def test_more_calls_than_are_taken_are_spread_from_the_first_to_the_last() -> No
     assert spread(list(range(40)), 5) == [0, 10, 20, 29, 39]
     assert spread(list(range(40)), 1) == [0]
     assert spread(list(range(40)), 0) == []
+
+
+def test_every_call_a_test_grades_is_taken_up_to_its_bound_and_a_note_says_the_rest(
+        ) -> None:
+    """decamelize's 18 ``t.is`` lines: a bug only the 18th shows was never run when every
+    call shared the bound of 16. Graded calls are taken up to MAX_GRADED beside the 16
+    others; past it, the plan's note says how many were left out."""
+    from codequorum.behaviour.callers import MAX_CALLS, MAX_GRADED, left_out_note
+
+    graded = "".join(f"    assert f({i}) == {i}\n" for i in range(18))
+    bare = "".join(f"    f({100 + i})\n" for i in range(20))
+    calls = _app_calls("from app import f\n\ndef test_f():\n" + graded + bare)
+    assert [c.args[0] for c in calls if c.expectation is not None] == list(range(18))
+    assert len([c for c in calls if c.expectation is None]) == MAX_CALLS
+    assert calls.graded_left_out == 0 and left_out_note(calls) == []
+    many = "".join(f"    assert f({i}) == {i}\n" for i in range(MAX_GRADED + 6))
+    calls = _app_calls("from app import f\n\ndef test_f():\n" + many)
+    assert len(calls) == MAX_GRADED and calls[0].args == (0,)
+    assert calls[-1].args == (MAX_GRADED + 5,)  # spread to the last
+    assert left_out_note(calls) == [
+        f"6 more calls the workspace's tests grade were not run (at most {MAX_GRADED} are, "
+        "spread over the tests)"]
 
 
 def test_what_a_workspace_test_asserts_grades_the_versions_and_picks_the_right_one(

@@ -4,19 +4,21 @@ and its tests call it (read with :mod:`ast`; nothing runs).
 
 Bounded: the files the view holds and the workspace's files that name the function
 (``ModuleContext.files`` and ``ModuleContext.callers``, themselves bounded), the
-characters of a file parsed, the calls taken. A call counts when it names the function
-(``f(...)``, ``mod.f(...)``, ``self.f(...)`` for a method, ``humanize.ordinal(...)`` on
-a package holding the module that the file imports) and its arguments are
-literals (:func:`ast.literal_eval`); a call inside the function itself (recursion) does
-not. A file named ``test_*.py`` / ``*_test.py`` or under a ``tests`` folder is a test, and
-what its assertions say a call gives (``assert f(2) == 4``, ``pytest.raises``, and the
-call ``self.assertRaises(E, f, -1)`` makes:
+characters of a file parsed, the calls taken (every call a test grades up to
+:data:`MAX_GRADED`, and :data:`MAX_CALLS` others: :func:`taken`). A call counts when it
+names the function (``f(...)``, ``mod.f(...)``, ``self.f(...)`` for a method,
+``humanize.ordinal(...)`` on a package holding the module that the file imports) and its
+arguments are literals (:func:`ast.literal_eval`); a call inside the function itself
+(recursion) does not. A file named ``test_*.py`` / ``*_test.py`` or under a ``tests``
+folder is a test, and what its assertions say a call gives (``assert f(2) == 4``,
+``pytest.raises``, and the call ``self.assertRaises(E, f, -1)`` makes:
 :mod:`codequorum.behaviour.expectations`) comes with the call; a parametrized test's call
 is read once per case (:mod:`codequorum.behaviour.parametrized`). An assertion counts only
 where the test runs the call in a plain state (no fixture, nothing called before it that
 could change what the function gives: :mod:`codequorum.behaviour.plain_tests`). An
-assertion on a call wrapping one bare call of the function (``assert list(f(3)) == [0,
-1, 2]``, ``len(f(x))``) gives that call's source too, run whole as a doctest example is.
+assertion on a call wrapping one bare call of the function (``assert list(f(3)) ==
+[0, 1, 2]``, ``len(f(x))``) gives that call's source too, run whole as a doctest example
+is.
 """
 
 from __future__ import annotations
@@ -58,8 +60,11 @@ C = TypeVar("C", bound=_Asserted)
 
 #: Characters of one file parsed for calls, at most.
 MAX_FILE_CHARS = 400_000
-#: Calls taken, at most: spread over all those found (:func:`spread`).
+#: Calls no test grades taken, at most: spread over all those found (:func:`spread`).
 MAX_CALLS = 16
+#: Calls a test grades taken, at most, beside those: what a test asserts is the best
+#: evidence of right and wrong there is, so every one runs up to this bound.
+MAX_GRADED = 64
 #: Distinct calls read before they are spread, at most.
 MAX_FOUND = 400
 
@@ -318,10 +323,36 @@ def keep(out: list[C], seen: dict[str, int], key: str, found: C) -> None:
         out[seen[key]] = found
 
 
-def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[FoundCall]:
-    """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
-    workspace's files that name it, the module's own file first, in reading order (spread
-    over all of them when there are more)."""
+class Taken(list[C]):
+    """Calls taken, in order, and how many a test grades were left out past the bound."""
+
+    graded_left_out: int = 0
+
+
+def taken(items: list[C], limit: int = MAX_CALLS, graded_limit: int = MAX_GRADED) -> Taken[C]:
+    """``items`` in order: those a test grades up to ``graded_limit``, the others up to
+    ``limit``, each spread over all found (:func:`spread`) when there are more."""
+    graded = [i for i, c in enumerate(items) if c.expectation is not None]
+    other = [i for i, c in enumerate(items) if c.expectation is None]
+    kept = sorted([*spread(graded, max(0, graded_limit)), *spread(other, max(0, limit))])
+    out: Taken[C] = Taken(items[i] for i in kept)
+    out.graded_left_out = max(0, len(graded) - max(0, graded_limit))
+    return out
+
+
+def left_out_note(calls: Taken[Any]) -> list[str]:
+    """The note a plan carries when calls a test grades were left out (none: nothing)."""
+    if not calls.graded_left_out:
+        return []
+    return [f"{calls.graded_left_out} more calls the workspace's tests grade were not run "
+            f"(at most {MAX_GRADED} are, spread over the tests)"]
+
+
+def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS
+                  ) -> Taken[FoundCall]:
+    """Distinct literal calls of ``name`` in the view's files and the workspace's files
+    that name it, the module's own file first, in reading order: those a test grades up
+    to :data:`MAX_GRADED`, the others up to ``limit`` (:func:`taken`)."""
     files = [*sorted(context.files, key=lambda f: f[0] != context.path), *context.callers]
     owners = frozenset({context.name.rpartition(".")[2]}
                        | ({"self", "cls"} if context.kind == "method" else set()))
@@ -337,8 +368,8 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
         for found in _file_calls(path, tree, context, name, owners):
             keep(out, seen, repr((found.args, found.kwargs, found.wrapped)), found)
             if len(out) >= MAX_FOUND:
-                return spread(out, limit)
-    return spread(out, limit)
+                return taken(out, limit)
+    return taken(out, limit)
 
 
 def spread(items: list[T], limit: int) -> list[T]:
@@ -353,4 +384,5 @@ def spread(items: list[T], limit: int) -> list[T]:
     return [items[round(k * step)] for k in range(limit)]
 
 
-__all__ = ["FoundCall", "imports_function", "is_test_file", "keep", "literal_calls", "spread"]
+__all__ = ["MAX_GRADED", "FoundCall", "Taken", "imports_function", "is_test_file", "keep",
+           "left_out_note", "literal_calls", "spread", "taken"]

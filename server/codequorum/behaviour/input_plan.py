@@ -61,7 +61,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
-from codequorum.behaviour.callers import FoundCall, literal_calls
+from codequorum.behaviour.callers import FoundCall, left_out_note, literal_calls
 from codequorum.behaviour.doctest_examples import class_example_cases, example_cases
 from codequorum.behaviour.edge_values import (
     MIN_EDGE_INPUTS,
@@ -94,7 +94,7 @@ InputSource = Literal["tests", "humaneval", "doctest", "model", "hypothesis", "s
 InputOrigin = Literal["test", "doctest", "hint", "usage", "caller", "proposed", "edge"]
 ORIGIN_WORDS: dict[str, str] = {
     "test": "from a test", "doctest": "from the docstring's example",
-    "hint": "drawn from the type hints", "usage": "drawn from how the versions use it",
+    "hint": "drawn from the parameters' types", "usage": "drawn from how the versions use it",
     "caller": "from a call in the workspace", "proposed": "an input from the model",
     "edge": "an edge value of its type",
 }
@@ -830,7 +830,9 @@ def _add_callers(plan: InputPlan, version_set: VersionSet,
         pos = pos[1:]
     names = set(pos) | {a.arg for a in fn.args.kwonlyargs}
     required = len(pos) - len(fn.args.defaults)
-    fits = [c for c in literal_calls(version_set.module, entry)
+    found = literal_calls(version_set.module, entry)
+    plan.notes.extend(left_out_note(found))
+    fits = [c for c in found
             if (fn.args.vararg is not None or len(c.args) <= len(pos))
             and (fn.args.kwarg is not None or set(c.kwargs) <= names)
             and len(c.args) + len(c.kwargs) >= required]

@@ -348,15 +348,17 @@ DECAMELIZE_WRONG = """export default function decamelize(text, {separator = '_',
 
 def test_later_calls_of_a_long_test_file_are_inputs_too(node_sandboxed: object,
                                                         tmp_path: Path) -> None:
-    """More calls than are taken: they are spread over the file, so the options the later
-    tests pass are inputs, and ``check`` parts the wrong version on one of them."""
+    """Every call the test file grades is taken (32, past the bound of 16 on calls no
+    test grades), so the options the later tests pass are inputs, and ``check`` parts the
+    wrong version on one of them."""
     (tmp_path / ".git").mkdir()
     for name in ("index.js", "test.js", "package.json"):
         (tmp_path / name).write_text((DECAMELIZE / name).read_text())
     index = (tmp_path / "index.js").read_text()
     context = js_module_view(index, tmp_path / "index.js", tmp_path).context("decamelize")
     calls = literal_calls(context, "decamelize")
-    assert len(calls) == MAX_CALLS and calls[0].where == "test.js:13"
+    assert len(calls) == 32 > MAX_CALLS and calls[0].where == "test.js:13"
+    assert all(c.expectation is not None for c in calls) and calls.graded_left_out == 0
     assert sum(len(c.args) == 2 for c in calls) >= 6  # options: the later tests
     real = index[index.index("export default"):]
     (tmp_path / "versions.json").write_text(json.dumps([real, DECAMELIZE_REWRITE,
@@ -370,7 +372,8 @@ def test_later_calls_of_a_long_test_file_are_inputs_too(node_sandboxed: object,
     doc = json.loads(done.stdout)
     [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
     assert finding["versions"] == [0, 2]
-    assert '{"preserveConsecutiveUppercase": true}' in finding["message"]
+    assert 'decamelize("thisHasSpecialCharactersLikeČandŠ", {"separator": " "})' in \
+        finding["message"]  # a later test's options
 
 
 def test_a_namespaced_class_s_test_makes_its_instance_through_the_namespace(
@@ -670,3 +673,48 @@ def test_a_row_item_with_a_default_reads_as_javascript_defaults_it(tmp_path: Pat
     # a default that is itself missing reads nothing: that call is no input
     assert found == [(("1.2.3", False, 7), 1), (("=2.0.0", True, 7), 2),
                      (("3.0.0", False, 7), 3)]
+
+
+def test_a_method_of_the_same_name_on_a_string_or_a_local_is_not_the_function(
+        tmp_path: Path) -> None:
+    """radash's ``trim``: a test's ``input.trim()`` is JavaScript's own ``String.prototype.trim``
+    and the module's ``s.trim()`` a string's; neither is an input, nor does the test's
+    assertion on it grade the module's ``trim``. Through the namespace the test imports
+    from the module (``_.trim``), through ``require`` of it and through ``exports``, it is."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    source = ("export const trim = (str: string, chars = ' ') => str.split(chars).join('');\n"
+              "export const title = (s: string) => s.trim().toUpperCase();\n")
+    module = tmp_path / "src" / "string.ts"
+    module.write_text(source)
+    (tmp_path / "src" / "tests").mkdir()
+    (tmp_path / "src" / "tests" / "string.test.ts").write_text(
+        "import * as _ from '..';\nimport { other } from './helpers';\n\n"
+        "test('trim', () => {\n  const input = '  hello  ';\n"
+        "  expect(input.trim()).toBe('hello');\n"
+        "  expect(other.trim('x')).toBe('y');\n"
+        "  expect(_.trim('__a__', '_')).toBe('a');\n"
+        "  expect(require('../string').trim('-b-', '-')).toBe('b');\n"
+        "  expect(exports.trim('c', 'c')).toBe('');\n});\n")
+    context = js_module_view(source, module, tmp_path).context("trim")
+    said = [(c.args, c.where, c.expectation.expected if c.expectation else None)
+            for c in literal_calls(context, "trim")]
+    assert said == [(("__a__", "_"), "src/tests/string.test.ts:8", "a"),
+                    (("-b-", "-"), "src/tests/string.test.ts:9", "b"),
+                    (("c", "c"), "src/tests/string.test.ts:10", "")]
+
+
+def test_every_assertion_of_a_long_test_file_grades_past_the_bound_of_bare_calls(
+        tmp_path: Path) -> None:
+    """decamelize's ``test.js``: 18 ``t.is`` lines, a bug only the last shows
+    (``'thisHasSpecialCharactersLikeČandŠ'``); each is a graded call, none left out."""
+    path = _package(tmp_path)
+    lines = "".join(f"\tt.is(slug('Case {i}'), 'case-{i}');\n" for i in range(17))
+    (tmp_path / "test.js").write_text(
+        "import test from 'ava';\nimport slug from './index.js';\n\ntest('main', t => {\n"
+        + lines + "\tt.is(slug('LikeČandŠ'), 'like-čand-š');\n});\n")
+    context = js_module_view(INDEX, path, tmp_path).context("slug")
+    calls = literal_calls(context, "slug")
+    graded = [c.args[0] for c in calls if c.expectation is not None]
+    assert graded == [f"Case {i}" for i in range(17)] + ["LikeČandŠ"]
+    assert calls.graded_left_out == 0

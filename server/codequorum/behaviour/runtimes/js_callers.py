@@ -5,7 +5,9 @@ tests call it (read with tree-sitter; nothing runs).
 The JavaScript side of :mod:`codequorum.behaviour.callers`, under its bounds: the files of
 ``ModuleContext.files`` (the module's own first) and ``ModuleContext.callers``, the
 characters of a file parsed, the calls taken. A call counts when it names the function
-(``f(...)``, ``obj.f(...)``, ``this.f(...)``, a tagged template ``f`...` ``) and every
+(``f(...)``; ``obj.f(...)`` for a method; for a plain function ``lib.f(...)`` only through
+its module: ``exports``, a name the file imports from it or from a package,
+``require('./mod').f``, never a string's ``s.trim()``; a tagged template ``f`...` ``) and every
 argument is a literal (``js_literals.py``; a tagged template's are its strings array and
 its substitutions, each a literal); a call inside a function of that name (recursion) does not. A
 method's call on an instance the call makes, ``new SemVer('1.2.3-beta').comparePre('1.2.3')``,
@@ -31,7 +33,15 @@ from typing import Any
 
 from tree_sitter import Node
 
-from codequorum.behaviour.callers import MAX_CALLS, MAX_FILE_CHARS, MAX_FOUND, keep, spread
+from codequorum.behaviour.callers import (
+    MAX_CALLS,
+    MAX_FILE_CHARS,
+    MAX_FOUND,
+    MAX_GRADED,
+    Taken,
+    keep,
+    taken,
+)
 from codequorum.behaviour.expectations import Expectation
 from codequorum.behaviour.runtimes import js_example_code
 from codequorum.behaviour.runtimes.js_each import Case, case_bindings
@@ -85,14 +95,52 @@ def grammar(path: str) -> str:
     return "typescript" if path.endswith((".ts", ".mts", ".cts")) else "javascript"
 
 
-def _names(call: Node, name: str) -> bool:
+#: What a plain function is called through in any file (``exports.f(...)``): its module.
+_SELF_RECEIVERS = frozenset({"this", "exports", "module"})
+
+
+def _leftmost(node: Node) -> Node:
+    """The object a chain of member reads starts from (``a`` of ``a.b.c``)."""
+    while node.type in ("member_expression", "parenthesized_expression", "non_null_expression"):
+        inner = node.child_by_field_name("object") if node.type == "member_expression" \
+            else (node.named_children[0] if node.named_children else None)
+        if inner is None:
+            break
+        node = inner
+    return node
+
+
+def _through_ok(obj: Node, through: frozenset[str], importer: str, module: str | None) -> bool:
+    """Whether ``obj.f(...)`` calls the function of ``module`` from the file ``importer``:
+    ``obj`` starts from a name in ``through`` (the module's exports, a name the file
+    imports from it) or is ``require(...)`` of it; a string's ``s.trim()``, a parameter's
+    or a local's method is another function of the same name."""
+    start = _leftmost(obj)
+    if start.type in ("identifier", "this"):
+        return node_text(start) in through
+    fn = start.child_by_field_name("function") if start.type == "call_expression" else None
+    args = start.child_by_field_name("arguments") if fn is not None else None
+    if fn is None or args is None or node_text(fn) != "require" or module is None:
+        return False
+    first = args.named_children[0] if args.named_children else None
+    return first is not None and first.type == "string" and _from_module(
+        node_text(first)[1:-1], importer, module)
+
+
+def _names(call: Node, name: str, through: tuple[frozenset[str], str, str | None] | None
+           ) -> bool:
+    """``name(...)``, or ``obj.name(...)``: any ``obj`` for a method (``through`` None),
+    else one :func:`_through_ok` allows."""
     callee = call.child_by_field_name("function")
     if callee is None:
         return False
     if callee.type == "identifier":
         return node_text(callee) == name
     prop = callee.child_by_field_name("property") if callee.type == "member_expression" else None
-    return prop is not None and node_text(prop) == name
+    if prop is None or node_text(prop) != name:
+        return False
+    obj = callee.child_by_field_name("object")
+    return through is None or (obj is not None and _through_ok(obj, *through))
 
 
 def _defines(node: Node, name: str) -> bool:
@@ -102,15 +150,17 @@ def _defines(node: Node, name: str) -> bool:
     return key is not None and node_text(key) == name
 
 
-def _calls(root: Node, name: str) -> list[Node]:
-    """Calls of ``name`` in reading order, none inside a definition of ``name``."""
+def _calls(root: Node, name: str,
+           through: tuple[frozenset[str], str, str | None] | None = None) -> list[Node]:
+    """Calls of ``name`` in reading order (through what :func:`_names` allows), none
+    inside a definition of ``name``."""
     out: list[Node] = []
     stack = [root]
     while stack:
         node = stack.pop()
         if _defines(node, name):
             continue
-        if node.type == "call_expression" and _names(node, name):
+        if node.type == "call_expression" and _names(node, name, through):
             out.append(node)
         stack.extend(reversed(node.children))
     return out
@@ -215,6 +265,25 @@ def _imports(root: Node) -> Iterator[tuple[str, set[str]]]:
                 yield node_text(args.named_children[0])[1:-1], _bound_names(bound)
 
 
+def _from_module(specifier: str, importer: str, module: str) -> bool:
+    """Whether ``specifier`` may load ``module`` from ``importer``: a relative path to it
+    (:func:`_names_module`) or a package (the workspace's own, perhaps: not told apart)."""
+    return not specifier.startswith(".") or _names_module(specifier, importer, module)
+
+
+def receivers(root: Node, importer: str, module: str | None) -> frozenset[str]:
+    """The names a plain function of ``module`` is called through in the file
+    ``importer`` (``lib.f(...)``, ``_.f(...)``): its module's exports, and in another
+    file the names it imports from that module or a package; ``module`` None: the
+    module's own file, where only its exports are."""
+    names = set(_SELF_RECEIVERS)
+    if module is not None:
+        for spec, bound in _imports(root):
+            if _from_module(spec, importer, module):
+                names |= bound
+    return frozenset(names)
+
+
 def imports_function(root: Node, importer: str, module: str, name: str) -> bool:
     """Whether the file ``importer`` binds ``name`` by importing the file ``module``: a
     test calling a ``name`` it takes from elsewhere asserts what another function gives."""
@@ -246,7 +315,8 @@ def _file_calls(path: str, root: Node, name: str, owner: str | None,
     stated_all = expectations(root) if in_test else {}
     said = {k: v for k, v in stated_all.items() if k in plain}
     cases = case_bindings(root, plain) if in_test else {}
-    calls = _calls(root, name)
+    through = None if owner else (receivers(root, path, module), path, module)
+    calls = _calls(root, name, through)
     language = "javascript" if grammar(path) == "javascript" else "typescript"
     for call in calls:
         receiver = _receiver(call, owner) if owner else None
@@ -315,11 +385,12 @@ def _wrapped(wrapper: tuple[Node, JsStated], call: Node, args: tuple[Any, ...],
     return None if source is None or said is None else (label, source, said)
 
 
-def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> list[JsCall]:
-    """Up to ``limit`` distinct literal calls of ``name`` in the view's files and the
-    workspace's files that name it, the module's own file first, in reading order (spread
-    over all of them when there are more); for a method, those on an instance of its class
-    the call makes come first."""
+def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> Taken[JsCall]:
+    """Distinct literal calls of ``name`` in the view's files and the workspace's files
+    that name it, the module's own file first, in reading order: those a test grades up to
+    :data:`~codequorum.behaviour.callers.MAX_GRADED`, the others up to ``limit``
+    (:func:`~codequorum.behaviour.callers.taken`); for a method, those on an instance of
+    its class the call makes come first."""
     files = [*sorted(context.files, key=lambda f: f[0] != context.path), *context.callers]
     owner = context.owner if context.kind == "method" else None
     out: list[JsCall] = []
@@ -339,10 +410,14 @@ def literal_calls(context: ModuleContext, name: str, limit: int = MAX_CALLS) -> 
         if len(out) >= MAX_FOUND:
             break
     if owner is None:
-        return spread(out, limit)
-    made = [c for c in out if c.receiver is not None]  # on an instance the call makes
-    taken = spread(made, limit)
-    return taken + spread([c for c in out if c.receiver is None], limit - len(taken))
+        return taken(out, limit)
+    first = taken([c for c in out if c.receiver is not None], limit)  # on an instance made
+    graded = sum(c.expectation is not None for c in first)
+    rest = taken([c for c in out if c.receiver is None], limit - (len(first) - graded),
+                 MAX_GRADED - graded)
+    both: Taken[JsCall] = Taken([*first, *rest])
+    both.graded_left_out = first.graded_left_out + rest.graded_left_out
+    return both
 
 
 __all__ = ["JsCall", "imports_function", "is_test_file", "literal_calls"]

@@ -59,6 +59,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from codequorum.behaviour.callers import left_out_note
 from codequorum.behaviour.input_plan import (
     DEFAULT_SIZES,
     InputCase,
@@ -1075,7 +1076,9 @@ def _add_callers(plan: InputPlan, module: ModuleContext, entry: str, known: set[
     of carries it, graded (``graded``: no test grades the set) as a comment's example is."""
     owner = (module.owner or "").rpartition(".")[2]
     given: frozenset[str] | None = None
-    for call in literal_calls(module, entry.split(".")[-1]):
+    found = literal_calls(module, entry.split(".")[-1])
+    plan.notes.extend(left_out_note(found))
+    for call in found:
         if call.wrapped is not None:
             if given is None:
                 language = "typescript" if grammar(module.path) != "javascript" else "javascript"
