@@ -198,7 +198,9 @@ class CheckResult(_Answer):
     stability: float | None = Field(default=None, description="Mean structural JSD "
                                     "similarity over ordered pairs (1: identical shapes).")
     stability_percentile: float | None = None
-    stable: bool | None = None
+    stable: bool | None = Field(default=None, description="Whether no finding is a warning "
+                                "or an error; where `verdict` is `not-run` that is of the "
+                                "shape alone: how the versions behave is not known.")
     verdict: str | None = None
     findings: list[FindingOut] = Field(default_factory=list)
     clusters: list[list[int]] = Field(default_factory=list)

@@ -63,8 +63,9 @@ LEVELS: tuple[Level, ...] = ("likely right", "uncertain", "likely wrong")
 #: What a report says where the versions did not run.
 NOT_RUN = "not run yet: run the versions to estimate how likely the kept version is wrong"
 #: What it says where they ran on no input but tests (nothing an editor has).
-NO_INPUTS = ("no input to run the versions on: a docstring example or type hints would let "
-             "them run, to estimate how likely the kept version is wrong")
+NO_INPUTS = ("no input to run the versions on: an example in its documentation, a test "
+             "calling it or typed parameters would let them run, to estimate how likely "
+             "the kept version is wrong")
 #: What it says where a run was asked for but no version ran for another reason (the
 #: module did not load, every version stopped first): more inputs would not help.
 DID_NOT_RUN = "{why}: nothing to estimate how likely the kept version is wrong from"
@@ -406,8 +407,8 @@ def missing_words(ran: bool, why: str | None = None) -> str:
     """What a report says without an estimate: :data:`NOT_RUN` before a run;
     :data:`NO_INPUTS` after one that had no input an editor has (``why`` is ``no
     inputs``, or None: the versions ran on tests only); else :data:`DID_NOT_RUN` with
-    ``why`` (its module failed to load, every version stopped first...), where a docstring
-    example or type hints would change nothing."""
+    ``why`` (its module failed to load, every version stopped first...), where an example
+    or typed parameters would change nothing."""
     if not ran:
         return NOT_RUN
     if why is None or why == "no inputs":
