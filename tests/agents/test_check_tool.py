@@ -62,6 +62,19 @@ def test_no_findings_without_a_run_says_the_versions_agree_in_shape_only() -> No
     assert text(DynamicOut(requested=True, ran=True))[1] == "no findings: the versions agree"
 
 
+def test_why_nothing_ran_is_said_once() -> None:
+    """The ``not-run`` finding says why; the text does not say it again under it."""
+    from codequorum.agents.schema import FindingOut
+
+    finding = FindingOut(severity="information", code="not-run", figure=None, versions=[],
+                         message="shape stable; behaviour not run: no inputs (...)")
+    said = check_text(CheckResult(
+        path="index.js", function="f", language="javascript", status="ok", versions=4,
+        compared=4, findings=[finding], notes=["behaviour not run: no inputs"],
+        dynamic=DynamicOut(requested=True, ran=False, not_run="no inputs")))
+    assert said.count("not run") == 1, said
+
+
 def test_without_the_strict_sandbox_the_versions_run_in_the_portable_one(
         sign_ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from codequorum.behaviour.sandbox import bwrap

@@ -49,11 +49,13 @@ def check_text(result: CheckResult) -> str:
     if result.parting_input is not None:
         lines.append(result.parting_input.sentence)
     dyn = result.dynamic
-    if dyn.not_run is not None:
+    said = any(f.code == "not-run" for f in result.findings)  # the finding says why already
+    if dyn.not_run is not None and not said:
         lines.append(f"behaviour not run: {dyn.not_run}")
     if dyn.requested and dyn.note:
         lines.append(f"sandbox: {dyn.note}")
-    lines.extend(f"note: {n}" for n in result.notes)
+    lines.extend(f"note: {n}" for n in result.notes
+                 if not (said and n.startswith("behaviour not run")))
     return "\n".join(lines)
 
 
