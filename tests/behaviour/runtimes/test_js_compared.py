@@ -16,6 +16,14 @@ def test_equalities_switches_includes_and_bounds_by_position() -> None:
                                                 1: [-4, -3, -2, 2.5, 9, 10, 11]}
 
 
+def test_a_bigint_a_version_tells_apart_is_compared_too() -> None:
+    """pretty-bytes' ``signOf``: ``number === 0 || number === 0n``; a version forgetting
+    ``0n`` parts only on that value."""
+    versions = ["const signOf = (number, signed) => { if (number < 0) return '-';"
+                " return number === 0 || number === 0n ? ' ' : '+'; };"]
+    assert compared_literals(versions, "signOf") == {0: [-1, 0, 1, {"$": "bigint", "v": "0"}]}
+
+
 def test_what_is_no_literal_or_no_parameter_is_not_taken() -> None:
     versions = ["function f(p) { const q = p; return q === 'a' || p === LIMIT || p === true"
                 " || p.length > 3 || p == null; }"]

@@ -138,8 +138,8 @@ def _unparenthesized(node: Node) -> Node | None:
 
 
 def _plain(node: Node | None) -> Iterator[Any]:
-    """A string or number literal (``-3`` too), not a boolean; a string past
-    :data:`MAX_LITERAL_CHARS` is left out."""
+    """A string, number or BigInt literal (``-3``, ``0n`` too), not a boolean; a string
+    past :data:`MAX_LITERAL_CHARS` is left out."""
     if node is None or node.type not in ("string", "number", "unary_expression"):
         return
     try:
@@ -147,6 +147,9 @@ def _plain(node: Node | None) -> Iterator[Any]:
     except (NotLiteral, ValueError):
         return
     if isinstance(value, bool):
+        return
+    if isinstance(value, dict) and value.get("$") == "bigint":
+        yield value  # ``n === 0n``: a version telling 0n apart is tried on it
         return
     if isinstance(value, (int, float)) or (isinstance(value, str)
                                            and len(value) <= MAX_LITERAL_CHARS):
