@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import doctest
 
-from codequorum.behaviour.doctest_examples import MAX_EXAMPLES, example_cases
+from codequorum.behaviour.doctest_examples import MAX_EXAMPLES, example_cases, module_names
 
 
 def _fn(doc: str, name: str = "f") -> ast.FunctionDef:
@@ -256,3 +256,26 @@ def test_a_method_without_examples_of_its_own_takes_its_classs_examples() -> Non
     truth = class_example_cases(LOOKAHEAD_CLASS, "Lookahead", "__bool__", may_grade=True)
     assert [c.source for c in truth] == ["if p:\n    list(p)\n", "not p\n"]
     assert class_example_cases(LOOKAHEAD_CLASS, "Other", "peek", may_grade=True) == []
+
+
+def test_an_example_reading_a_name_nothing_gives_it_is_no_input() -> None:
+    """semver's ``Version.compare``: ``>>> semver.compare("2.0.0")`` in a module that never
+    imports ``semver`` raises NameError in every version alike, before any version runs;
+    an example whose names the module, an earlier example or Python gives stays."""
+    module = ("import re\nfrom typing import Any\n\ntry:\n    import json\nexcept ImportError:\n"
+              "    json = None\n\nLIMIT = 3\n\nclass Version:\n    PART = 1\n\n"
+              "    def compare(self, other):\n"
+              '        """Compare.\n\n        >>> semver.compare("2.0.0")\n        -1\n'
+              '        >>> v = Version()\n        >>> v.compare(json.dumps(LIMIT))\n        0\n'
+              '        >>> import semver\n        >>> semver.Version().compare(PART)\n        0\n'
+              '        >>> sorted([v], key=lambda x: x.compare(len("ab")))[0] is v\n'
+              '        True\n        """\n        return 0\n')
+    given = module_names(module)
+    assert given == {"re", "Any", "json", "LIMIT", "Version"}
+    fn = next(n for n in ast.walk(ast.parse(module))
+              if isinstance(n, ast.FunctionDef) and n.name == "compare")
+    labels = [c.name for c in example_cases(fn, "compare", True, given)]
+    assert labels == ["v.compare(json.dumps(LIMIT))",
+                      "sorted([v], key=lambda x: x.compare(len('ab')))[0] is v"]
+    assert len(example_cases(fn, "compare", True)) == 4  # the module unknown: all kept
+    assert module_names("from os.path import *\n") is None

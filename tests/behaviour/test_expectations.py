@@ -48,6 +48,19 @@ def test_a_block_that_must_raise_names_its_class() -> None:
                     "f(None)": Expectation(raises="")}
 
 
+def test_an_assertion_inside_a_block_that_must_raise_says_the_call_raises() -> None:
+    """semver's ``with pytest.raises(TypeError, match=...): assert replace("1.2.3",
+    unknown=...)``: the call raises before the assertion is reached; nothing says it is
+    true."""
+    source = ("with pytest.raises(TypeError, match='x'):\n    assert f('1.2.3', unknown=1)\n"
+              "with pytest.raises(ValueError):\n    assert f(2) == 3\n"
+              "with pytest.raises(KeyError):\n    assert not f(4)\n")
+    assert _said(source) == {"f('1.2.3', unknown=1)": Expectation(raises="TypeError"),
+                             "f(2)": Expectation(raises="ValueError"),
+                             "f(4)": Expectation(raises="KeyError")}
+    assert truths(ast.parse(source)) == []
+
+
 def test_the_expected_side_is_read_with_a_cases_bindings() -> None:
     tree = ast.parse("assert f(x) == want\nassert f(y) is want")
     [first, second] = [expectations(tree)[id(n)] for n in ast.walk(tree)

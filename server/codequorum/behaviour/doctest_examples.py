@@ -22,6 +22,7 @@ reads a name an earlier such example bound or used, or whose value such a call m
 from __future__ import annotations
 
 import ast
+import builtins
 import doctest
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -195,10 +196,58 @@ def _setup(sources: Sequence[str]) -> tuple[str, ...]:
     return tuple(reversed(kept))
 
 
+#: Names every example may read: Python's builtins and what doctest gives.
+_GIVEN = frozenset(dir(builtins)) | {"__name__", "__builtins__"}
+
+
+def module_names(source: str) -> frozenset[str] | None:
+    """The names a module's top level binds (its imports, assignments, definitions), which
+    its docstrings' examples may read; None where that cannot be told (``import *``, a
+    text that does not parse)."""
+    tree = _parsed_module(source)
+    if tree is None:
+        return None
+    out: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:  # the top level, into ``if``/``try``/``with`` but not into definitions
+        node = stack.pop()
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                             ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        stack.extend(ast.iter_child_nodes(node))
+    return frozenset(out)
+
+
+def _unbound(tree: ast.Module, bound: set[str], given: frozenset[str] | None) -> set[str]:
+    """The names an example reads that nothing gives it: not the module's (``given``),
+    not an earlier example's, not its own, not a builtin (``semver.compare(...)`` in a
+    module that never imports ``semver``). Empty where ``given`` is None (not known)."""
+    if given is None:
+        return set()
+    own = _bound_names(tree) | {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Load)}
+    return read - own - bound - given - _GIVEN
+
+
 def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
-           ) -> Iterator[TestCase]:
-    """The example cases of a docstring's ``examples`` for the function ``name``."""
+           given: frozenset[str] | None = None) -> Iterator[TestCase]:
+    """The example cases of a docstring's ``examples`` for the function ``name``; one
+    reading a name nothing gives it (:func:`_unbound`) would raise ``NameError`` in every
+    version alike before reaching it: no input."""
     tainted = {name}
+    bound: set[str] = set()
     sources: list[str] = []
     for example in examples:
         source = example.source
@@ -206,6 +255,10 @@ def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
         if tree is None:
             sources.append(source)
             continue
+        if _unbound(tree, bound, given):
+            sources.append(source)
+            continue
+        bound |= _bound_names(tree)
         read, attrs = _names_in(tree)
         operator = invokes(tree, name)
         calls = name in attrs or bool(read & tainted) or operator
@@ -219,11 +272,13 @@ def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
         sources.append(source)
 
 
-def example_cases(fn: FunctionNode | ast.ClassDef, name: str, may_grade: bool
-                  ) -> list[TestCase]:
+def example_cases(fn: FunctionNode | ast.ClassDef, name: str, may_grade: bool,
+                  given: frozenset[str] | None = None) -> list[TestCase]:
     """The examples of ``fn``'s docstring that call ``name`` and that the literal-call
     path does not read, each with the examples before it; expected text only when
-    ``may_grade`` (the docstring is the user's)."""
+    ``may_grade`` (the docstring is the user's); ``given``: the names its module binds
+    (:func:`module_names`; None: not known), so an example reading none of them and
+    nothing else gives it is left out."""
     doc = ast.get_docstring(fn, clean=True)
     if not doc or ">>>" not in doc:
         return []
@@ -232,7 +287,7 @@ def example_cases(fn: FunctionNode | ast.ClassDef, name: str, may_grade: bool
     out: list[TestCase] = []
     seen: set[tuple[str, tuple[str, ...]]] = set()
     labels: set[str] = set()
-    for case in _cases(doctest_examples(doc), name, may_grade):
+    for case in _cases(doctest_examples(doc), name, may_grade, given):
         key = (case.source or "", case.setup)
         if key in seen:
             continue
@@ -336,4 +391,4 @@ def _parsed_module(source: str) -> ast.Module | None:
 
 
 __all__ = ["MAX_EXAMPLES", "class_example_cases", "class_instances", "class_node",
-           "example_cases", "invokes"]
+           "example_cases", "invokes", "module_names"]

@@ -301,15 +301,38 @@ def _raised(item: ast.withitem) -> str | None:
     return exception_name(ctx.args[0]) if name in RAISES else None
 
 
+def _raising_call(statement: ast.stmt) -> ast.Call | None:
+    """The call a statement in a ``with pytest.raises`` block makes first: ``f(x)``,
+    ``y = f(x)``, and ``assert f(x)`` or ``assert f(x) == v`` (the call raises before the
+    assertion is reached: what it asserts is never tested)."""
+    value: ast.expr | None = None
+    if isinstance(statement, (ast.Expr, ast.Assign)):
+        value = statement.value
+    elif isinstance(statement, ast.Assert):
+        value = statement.test
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+            value = value.operand
+        if isinstance(value, ast.Compare):
+            value = value.left
+    return value if isinstance(value, ast.Call) else None
+
+
 def _from_with(node: ast.With) -> tuple[ast.Call, Stated] | None:
     if len(node.items) != 1 or len(node.body) != 1:
         return None
     wanted = _raised(node.items[0])
-    statement = node.body[0]
-    value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
-    if wanted is None or not isinstance(value, ast.Call):
+    value = _raising_call(node.body[0])
+    if wanted is None or value is None:
         return None
     return value, Stated(raises=wanted)
+
+
+def _raising_bodies(tree: ast.Module) -> set[int]:
+    """``id`` of each statement inside a ``with pytest.raises(...)`` block (or
+    ``assertRaises``): an ``assert`` there says the call raises, never that it is true."""
+    return {id(statement) for node in ast.walk(tree) if isinstance(node, ast.With)
+            and any(_raised(item) is not None for item in node.items)
+            for statement in node.body}
 
 
 #: unittest's methods that assert a comparison of their two arguments holds.
@@ -326,7 +349,10 @@ def truths(tree: ast.Module) -> list[tuple[ast.expr, bool]]:
     ``isinstance(a, C)``: :data:`TEMPLATED_METHODS`), ``X == pytest.approx(v)`` and
     ``assertAlmostEqual`` as the comparisons they make, each with what it says."""
     out: list[tuple[ast.expr, bool]] = []
+    raising = _raising_bodies(tree)
     for node in ast.walk(tree):
+        if id(node) in raising:
+            continue
         if isinstance(node, ast.Assert) and _from_assert(node) is None:
             test, wanted = node.test, True
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -424,10 +450,11 @@ def expectations(tree: ast.Module) -> dict[int, Stated]:
     an assertion states, directly or through a name that holds its result (``result =
     f(2)`` then ``assert result == 4``); the first assertion of a call wins."""
     holds = held_results(tree)
+    raising = _raising_bodies(tree)
     out: dict[int, Stated] = {}
     for node in ast.walk(tree):
         found = None
-        if isinstance(node, ast.Assert):
+        if isinstance(node, ast.Assert) and id(node) not in raising:
             found = _from_assert(node, holds.get(id(node)))
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             found = _from_method(node.value, holds.get(id(node)))

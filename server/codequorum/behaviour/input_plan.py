@@ -62,7 +62,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from codequorum.behaviour.callers import FoundCall, left_out_note, literal_calls
-from codequorum.behaviour.doctest_examples import class_example_cases, example_cases
+from codequorum.behaviour.doctest_examples import (
+    class_example_cases,
+    example_cases,
+    module_names,
+)
 from codequorum.behaviour.edge_values import (
     MIN_EDGE_INPUTS,
     TIME_EDGES,
@@ -686,15 +690,17 @@ def _examples_source(
 
 
 def _add_doctests(plan: InputPlan, fn: ast.FunctionDef | ast.AsyncFunctionDef, entry: str,
-                  may_grade: bool, graded: bool, known: set[str], whole: bool = True) -> None:
+                  may_grade: bool, graded: bool, known: set[str], whole: bool = True,
+                  given: frozenset[str] | None = None) -> None:
     """The docstring's examples, graded (``graded``: no test grades the set) only when
     ``may_grade`` (they come from the prompt or the current code): literal calls, and
     (``whole``) the examples that call the function some other way, run whole. A method
-    of a whole class (``Stack.peek_or``) is called by its own name (``s.peek_or(0)``)."""
+    of a whole class (``Stack.peek_or``) is called by its own name (``s.peek_or(0)``).
+    ``given``: the names the function's module binds, where it runs in its module."""
     called = entry.rpartition(".")[2]
     cases = doctest_cases(fn, called)
     if whole:
-        cases += example_cases(fn, called, may_grade)
+        cases += example_cases(fn, called, may_grade, given)
     for t in cases:
         label = _label_for(t, entry, t.name)
         if label in known:
@@ -1121,7 +1127,9 @@ def _editor_inputs(
     if use_doctests:
         doc_fn, doc_grade = _examples_source(version_set, entry, fn, may_grade,
                                              published_examples)
-        _add_doctests(plan, doc_fn, entry, doc_grade, alone, known, whole=inferred)
+        given = module_names(version_set.module.source) if version_set.module else None
+        _add_doctests(plan, doc_fn, entry, doc_grade, alone, known, whole=inferred,
+                      given=given)
         if inferred and not plan.cases:
             _add_class_examples(plan, version_set, entry, alone, known)
     if inferred:

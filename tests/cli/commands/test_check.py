@@ -1250,3 +1250,32 @@ def test_when_the_current_code_is_the_version_that_parts_the_advice_says_so(
     assert re.match(r"keep version [12]: passes the docstring example; 2 of 3 versions agree",
                     sign["advice"][0]), sign["advice"]
     assert "version 3 (the current code) returns 1" in sign["advice"][2], sign["advice"]
+
+
+def test_an_example_through_the_package_s_re_export_runs_the_version(tmp_path: Path) -> None:
+    """semver's ``_deprecated.replace``: its docstring's ``import semver`` then
+    ``semver.replace(...)`` reaches the function through the package's ``from ._deprecated
+    import replace``; the version runs there, so one returning nothing of the kind fails."""
+    (tmp_path / ".git").mkdir()
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from ._impl import bump\n")
+    (pkg / "_impl.py").write_text(
+        'def bump(v: str) -> str:\n    """Bump.\n\n    >>> import pkg\n    >>> pkg.bump("1.2")\n'
+        '    \'2.2\'\n    """\n    major, minor = v.split(".")\n'
+        '    return f"{int(major) + 1}.{minor}"\n')
+    versions = ['def bump(v: str) -> str:\n    major, minor = v.split(".")\n'
+                '    return f"{int(major) + 1}.{minor}"\n',
+                'def bump(v: str) -> str:\n    a, _, b = v.partition(".")\n'
+                '    return str(int(a) + 1) + "." + b\n',
+                'def bump(v: str) -> str:\n    return "SENTINEL"\n']
+    (tmp_path / "v.json").write_text(json.dumps(versions))
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    subprocess.run([str(SCRIPT), "sample", "pkg/_impl.py", "-f", "bump", "--from", "v.json",
+                    "-q"], cwd=tmp_path, check=True, env=env, timeout=60)
+    proc = subprocess.run([str(SCRIPT), "check", "pkg/_impl.py", "--dynamic", "--no-tsed",
+                           "--format", "json", "--fail-on", "never"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    [bump] = json.loads(proc.stdout)["functions"]
+    assert re.match(r"keep (version [12]|the current code)", bump["advice"][0]), bump["advice"]
+    assert "version 3 returns 'SENTINEL'" in bump["advice"][2], bump["advice"]

@@ -167,7 +167,7 @@ def place(module: types.ModuleType, source: str, module_source: str, qualname: s
     if owner is None:
         nested = "." in qualname
         code = ready(compile(tree, filename, "exec", flags=flags, dont_inherit=True))
-        kept = module.__dict__.get(name, _MISSING) if nested else _MISSING
+        kept = module.__dict__.get(name, _MISSING)
         exec(code, module.__dict__)
         function = module.__dict__.get(name)
         if nested:
@@ -175,6 +175,8 @@ def place(module: types.ModuleType, source: str, module_source: str, qualname: s
                 module.__dict__.pop(name, None)
             else:
                 module.__dict__[name] = kept
+        elif kept is not _MISSING and function is not kept:
+            _rebind(kept, function, module)
         return [code], Placed(function=function)
     others = ast.Module(body=[n for n in tree.body if n is not node], type_ignores=[])
     before = ready(compile(others, filename, "exec", flags=flags, dont_inherit=True))
@@ -189,6 +191,20 @@ def place(module: types.ModuleType, source: str, module_source: str, qualname: s
 
 
 _MISSING = object()
+
+
+def _rebind(original: Any, version: Any, module: types.ModuleType) -> None:
+    """Every other loaded module holding the module's original function (a package's
+    ``from ._deprecated import replace``) holds the version instead, so an example or a
+    test reaching it through the package (``semver.replace(...)``) runs the version, not
+    the code it stands in for."""
+    for other in list(sys.modules.values()):
+        names = getattr(other, "__dict__", None)
+        if other is module or not isinstance(names, dict):
+            continue
+        for key, value in list(names.items()):
+            if value is original:
+                names[key] = version
 
 
 def _same(code: types.CodeType) -> types.CodeType:
