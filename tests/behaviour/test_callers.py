@@ -124,6 +124,19 @@ def test_every_call_a_test_grades_is_taken_up_to_its_bound_and_a_note_says_the_r
         "spread over the tests)"]
 
 
+def test_a_local_named_like_the_module_is_not_the_module() -> None:
+    """semver's tests: ``version = Version(3, 4, 5)`` then ``version.replace(major=2)`` is
+    a method of a local, not ``semver.version.replace``; ``self``-less ``app.f(5)`` in a
+    file that assigns no ``app`` still is the module's."""
+    calls = _app_calls("def test_f():\n    app = make()\n    assert app.f(5) == 1\n"
+                       "    assert f(6) == 6\n")
+    assert [c.args for c in calls] == [(6,)]
+    calls = _app_calls("def test_f(app):\n    app.f(7)\n")
+    assert calls == []
+    calls = _app_calls("import app\n\ndef test_f():\n    app = app\n    app.f(8)\n")
+    assert [c.args for c in calls] == [(8,)]  # imported: the module, whatever else
+
+
 def test_what_a_workspace_test_asserts_grades_the_versions_and_picks_the_right_one(
         tmp_path: Path) -> None:
     """``duration`` has no docstring example; its test says ``duration(nan)`` raises and

@@ -271,7 +271,7 @@ def test_an_example_reading_a_name_nothing_gives_it_is_no_input() -> None:
               '        >>> sorted([v], key=lambda x: x.compare(len("ab")))[0] is v\n'
               '        True\n        """\n        return 0\n')
     given = module_names(module)
-    assert given == {"re", "Any", "json", "LIMIT", "Version"}
+    assert given == frozenset({"re", "Any", "json", "LIMIT", "Version"})
     fn = next(n for n in ast.walk(ast.parse(module))
               if isinstance(n, ast.FunctionDef) and n.name == "compare")
     labels = [c.name for c in example_cases(fn, "compare", True, given)]

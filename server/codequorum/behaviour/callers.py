@@ -151,6 +151,15 @@ def _module_names(tree: ast.Module, module: str) -> set[str]:
     return out
 
 
+def _assigned(tree: ast.Module) -> set[str]:
+    """Names ``tree`` assigns or takes as parameters anywhere: a test's local ``version =
+    Version(3, 4, 5)`` is no module ``version``, and ``version.replace(...)`` no call of
+    the module's function."""
+    out = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+           and isinstance(n.ctx, ast.Store)}
+    return out | {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+
+
 def imports_function(tree: ast.Module, module: str, name: str) -> bool:
     """Whether ``tree`` binds the bare name ``name`` to the function of ``module``: ``from
     pkg.mod import name`` (or from a package holding it, or ``*``). A test that calls a
@@ -210,7 +219,8 @@ def _file_calls(path: str, tree: ast.Module, context: ModuleContext, name: str,
     said = {k: v for k, v in expectations(tree).items() if k in plain}
     cases = case_bindings(tree, plain) if in_test else {}
     held = held_literals(tree) if in_test else {}
-    here_owners = owners | _module_names(tree, context.name)
+    last = context.name.rpartition(".")[2]  # the module by its last name, unless a local
+    here_owners = (owners - ({last} & _assigned(tree))) | _module_names(tree, context.name)
     passed = _passed_to_raise(tree, name, here_owners) if in_test else []
     for call, origin, raising in passed:  # read as the assertion itself would be
         if id(origin) in plain:
