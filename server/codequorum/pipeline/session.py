@@ -11,6 +11,7 @@ knows about a protocol: the language server and ``codequorum check`` both build 
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import logging
@@ -23,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from codequorum.core import parsing, run_seal
+from codequorum.behaviour.examples import UNREADABLE
+from codequorum.core import parsing, pyast, run_seal
 from codequorum.core.errors import UserError
 from codequorum.core.limits import check_call_sizes
 from codequorum.core.model import FunctionLocation, ModuleContext, Version, VersionSet
@@ -135,6 +137,23 @@ def function_indent(line: str, byte_col: int) -> str:
     return head if not head.strip() else head[: len(head) - len(head.lstrip())]
 
 
+def _undecorated_hash(code: str) -> str | None:
+    """The content hash of a stored Python version without its decorators (the file's
+    code is compared from its ``def``: a version imported whole, ``@deprecated(...)``
+    included, is still the current code); None for one without decorators."""
+    if not code.lstrip().startswith("@"):
+        return None
+    try:
+        tree = pyast.parse(code)
+    except UNREADABLE:
+        return None
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if len(defs) != 1 or not defs[0].decorator_list:
+        return None
+    lines = code.split("\n")[defs[0].lineno - 1:]
+    return content_hash("\n".join(lines).strip("\n") + "\n")
+
+
 def current_code(text: str, info: Any) -> str:
     """A function's code as it is compared with its stored versions: at column 0, one
     trailing newline. ``info`` is the :class:`~codequorum.core.parsing.FunctionInfo`."""
@@ -189,7 +208,7 @@ def build_version_set(
     if current is not None:
         current_hash = content_hash(current)
         for i, s in enumerate(stored):
-            if s.content_hash == current_hash:
+            if s.content_hash == current_hash or _undecorated_hash(s.code) == current_hash:
                 current_index = i
                 prompt = prompt or _examples_inside(language, current)
                 break

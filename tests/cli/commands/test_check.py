@@ -1279,3 +1279,26 @@ def test_an_example_through_the_package_s_re_export_runs_the_version(tmp_path: P
     [bump] = json.loads(proc.stdout)["functions"]
     assert re.match(r"keep (version [12]|the current code)", bump["advice"][0]), bump["advice"]
     assert "version 3 returns 'SENTINEL'" in bump["advice"][2], bump["advice"]
+
+
+def test_a_stored_version_with_the_file_s_decorator_is_the_current_code(tmp_path: Path) -> None:
+    """semver's ``@deprecated(...)`` ``replace``: the original imported whole, decorator
+    included, is the current code (the file's code is compared from its ``def``), not one
+    more version beside it."""
+    (tmp_path / ".git").mkdir()
+    source = ("def deprecated(version=None):\n    return lambda f: f\n\n\n"
+              '@deprecated(version="2.10.0")\ndef bump(x: int) -> int:\n'
+              '    """Bump.\n\n    >>> bump(1)\n    2\n    """\n    return x + 1\n')
+    (tmp_path / "m.py").write_text(source)
+    original = source[source.index("@deprecated"):]
+    (tmp_path / "v.json").write_text(json.dumps(
+        [original, "def bump(x: int) -> int:\n    return 1 + x\n"]))
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    subprocess.run([str(SCRIPT), "sample", "m.py", "-f", "bump", "--from", "v.json", "-q"],
+                   cwd=tmp_path, check=True, env=env, timeout=60)
+    proc = subprocess.run([str(SCRIPT), "check", "m.py", "--no-tsed", "--dynamic", "--format",
+                           "json", "--fail-on", "never"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    [bump] = json.loads(proc.stdout)["functions"]
+    assert bump["versions"] == 2 and bump["recommended"] == 0, bump
+    assert bump["advice"][0].startswith("keep version 1 (the current code): "), bump["advice"]
