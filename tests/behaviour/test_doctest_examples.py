@@ -279,3 +279,16 @@ def test_an_example_reading_a_name_nothing_gives_it_is_no_input() -> None:
                       "sorted([v], key=lambda x: x.compare(len('ab')))[0] is v"]
     assert len(example_cases(fn, "compare", True)) == 4  # the module unknown: all kept
     assert module_names("from os.path import *\n") is None
+
+
+def test_an_example_showing_an_earlier_call_s_result_is_labelled_with_that_call() -> None:
+    """sortedcontainers' ``irange``: ``it = sl.irange('c', 'f')`` then ``list(it)``; a
+    message saying the versions part on ``list(it)`` hid the call."""
+    source = ('class SortedList:\n    def irange(self, a, b):\n        """Range.\n\n'
+              "        >>> sl = SortedList('abcdefghij')\n"
+              "        >>> it = sl.irange('c', 'f')\n        >>> list(it)\n"
+              "        ['c', 'd', 'e', 'f']\n        >>> sl.irange('a', 'b') is not None\n"
+              '        True\n        """\n')
+    fn = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef))
+    assert [c.name for c in example_cases(fn, "irange", True)] == [
+        "list(it) (after it = sl.irange('c', 'f'))", "sl.irange('a', 'b') is not None"]

@@ -960,7 +960,9 @@ def test_inputs_on_which_no_version_ran_give_no_dctd(tmp_path: Path) -> None:
              "    return Bag([(k, pools[k].pop(0)) for k, _ in self.pairs])\n"]
     ss = in_module(tmp_path, BAG, codes, "Bag.sortedvalues", "method")
     report = run_dynamic(ss, DynamicOptions(jobs=2, hypothesis_examples=0, scaling=False))
-    assert [i["label"] for i in report.inputs] == ["s.getlist('even')", "s.pairs == b.pairs"]
+    assert [i["label"] for i in report.inputs] == [
+        "s.getlist('even') (after s = b.sortedvalues())",
+        "s.pairs == b.pairs (after s = b.sortedvalues())"]
     assert report.outcomes == [[("[2, 6]\n", None, None), ("False\n", None, None)]] * 2
     assert report.summary["dctd_jsd"] is None and report.summary["bef_jsd"] is None
     assert report.summary["dctd_inputs"] == 0

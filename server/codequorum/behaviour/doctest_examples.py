@@ -249,6 +249,7 @@ def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
     tainted = {name}
     bound: set[str] = set()
     sources: list[str] = []
+    caller = ""  # the last example that called the function itself (``it = sl.irange(...)``)
     for example in examples:
         source = example.source
         tree = _parsed(source)
@@ -261,14 +262,18 @@ def _cases(examples: Sequence[doctest.Example], name: str, may_grade: bool,
         bound |= _bound_names(tree)
         read, attrs = _names_in(tree)
         operator = invokes(tree, name)
-        calls = name in attrs or bool(read & tainted) or operator
+        direct = name in attrs or name in read or operator
+        calls = direct or bool(read & tainted)
         if calls:
             tainted |= _bound_names(tree) | (read if operator else set()) | _touched(tree, name)
         if calls and _shows(tree, example.want) and not is_literal_call(source, name):
             want = example.want if may_grade and example.want.strip() else None
+            label = _label(tree) if direct or not caller else _after(_label(tree), caller)
             yield TestCase(kind="example", source=source, setup=_setup(sources),
                            expected=want, has_expected=want is not None,
-                           flags=_flags(example), name=_label(tree))
+                           flags=_flags(example), name=label)
+        if direct:
+            caller = _label(tree)
         sources.append(source)
 
 
@@ -298,6 +303,14 @@ def example_cases(fn: FunctionNode | ast.ClassDef, name: str, may_grade: bool,
         if len(out) >= MAX_EXAMPLES:
             break
     return out
+
+
+def _after(label: str, earlier: str) -> str:
+    """``list(it) (after it = sl.irange('c', 'f'))``: an example that shows what an earlier
+    one's call of the function gave, labelled with that call, within :data:`LABEL_CHARS`
+    twice over (the call is the point of the label)."""
+    text = f"{label} (after {earlier})"
+    return text if len(text) <= 2 * LABEL_CHARS else text[: 2 * LABEL_CHARS - 4] + "...)"
 
 
 def _distinct_label(case: TestCase, labels: set[str]) -> TestCase:

@@ -910,7 +910,8 @@ def test_a_method_that_changes_its_object_is_judged_by_the_examples_after_its_ca
     [row] = doc["functions"]
     assert row["verdict"] == "divergent-outputs" and row["recommended"] != 2, done.stdout
     [finding] = [f for f in doc["findings"] if f["code"] == "divergent-outputs"]
-    assert "disagree on next(p): 8 vs 9" in finding["message"], finding["message"]
+    assert "disagree on next(p) (after p.push_front(8, 9)): 8 vs 9" in finding["message"], \
+        finding["message"]
     assert finding["report"]["summary"]["graded_inputs"] == 2
 
 
