@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from codequorum.behaviour.runtimes.ts_parameters import module_types
@@ -240,3 +241,41 @@ def test_a_package_entry_or_re_export_leading_out_or_to_a_secret_reads_nothing(
     (ws / "src" / "index.js").write_text("export { propEq } from '../secrets.js';\n")
     view = js_module_view(FIND, path, ws)
     assert view.library == () and "secret" not in " ".join(t for _, t in view.files)
+
+
+def test_a_hoisted_package_linked_out_of_its_project_or_into_a_hidden_folder_is_not_given(
+        tmp_path: Path) -> None:
+    """A monorepo's ``node_modules`` above the workspace: a package linked to a sibling
+    package of the repository (npm workspaces) is given; one linked out of the repository
+    (``-> ~/outside/pkg``) or into a hidden folder of it (``-> .private-proj``) is not, and
+    nothing of it is read."""
+    outside = tmp_path / "outside" / "pkg"
+    outside.mkdir(parents=True)
+    (outside / "package.json").write_text('{"name": "hoisted", "main": "index.js"}')
+    (outside / "index.js").write_text("module.exports = 'MARKER_OUTSIDE';\n")
+    mono = tmp_path / "mono"
+    hidden = mono / ".private-proj"
+    hidden.mkdir(parents=True)
+    (hidden / "package.json").write_text('{"name": "h2", "main": "settings.json"}')
+    (hidden / "settings.json").write_text('{"dbPassword": "MARKER_HIDDEN"}')
+    sibling = mono / "packages" / "sib"
+    sibling.mkdir(parents=True)
+    (sibling / "package.json").write_text('{"name": "sib", "main": "index.js"}')
+    (sibling / "index.js").write_text("module.exports = 1;\n")
+    modules = mono / "node_modules"
+    modules.mkdir()
+    os.symlink(outside, modules / "hoisted")
+    os.symlink(hidden, modules / "h2")
+    os.symlink(sibling, modules / "sib")
+    app = mono / "packages" / "app"
+    app.mkdir(parents=True)
+    (app / ".git").mkdir()
+    path = app / "lib.js"
+    path.write_text("const a = require('hoisted');\nconst b = require('h2');\n"
+                    "const c = require('sib');\nfunction peek(x) { return x + 1; }\n"
+                    "module.exports = { peek };\n")
+    context = js_module_view(path.read_text(), path, app).context("peek")
+    assert sorted(p for p, _ in context.files) == [
+        "lib.js", "node_modules/sib/index.js", "node_modules/sib/package.json"]
+    assert "MARKER" not in repr(context.files)
+    assert sum("`hoisted`" in n or "`h2`" in n for n in context.notes) == 2, context.notes

@@ -114,6 +114,22 @@ def packages_above(root: Path) -> tuple[Path, ...]:
                  if (folder / "node_modules").is_dir())
 
 
+def hoisted_inside(project: Path, package: Path) -> Path | None:
+    """Where a package of the ``node_modules`` folder of ``project`` (a folder above the
+    workspace) really is, when that is inside ``project`` and passes the one rule there (a
+    sibling package a workspace links, pnpm's ``node_modules/.pnpm``); None for a link
+    that leads out of it or into a hidden or secret-looking folder (a repository's
+    ``node_modules/x -> ~/.config``)."""
+    try:
+        real = Path(os.path.realpath(package))
+        inner = real.relative_to(Path(os.path.realpath(project)))
+    except (OSError, ValueError):
+        return None
+    if workspace_refusal(PurePosixPath(inner.as_posix())) is not None:
+        return None
+    return real
+
+
 #: What the sandbox says of a file it cannot give.
 MISSING = "not-run-in-module: `{module}` loads `{spec}`, which the sandbox does not give ({why})"
 
@@ -315,7 +331,10 @@ class _Builder:
         for folder in packages_above(self.root):
             package = folder.joinpath(*name.split("/"))
             if (package / "package.json").is_file():
-                self.mounts[top] = Path(os.path.realpath(package))
+                real = hoisted_inside(folder.parent, package)
+                if real is None:
+                    return None  # Node would take this one: it leads out, none is given
+                self.mounts[top] = real
                 return top
         return None
 
