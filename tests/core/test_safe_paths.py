@@ -148,6 +148,13 @@ def test_only_bounded_regular_files_are_read(tmp_path: Path) -> None:
     ("pkg/keys.py", None),
     ("pkg/monkey.py", None),
     ("keyboard/layout.txt", None),
+    # Firebase's private key file, and a key's ending before another
+    ("serviceAccountKey.json", "secrets"),
+    ("config/service-account.json", "secrets"),
+    ("certs/server.pem.js", "secrets"),
+    ("keys/private-key.json", "secrets"),
+    ("pkg/key.value.js", None),
+    ("pkg/hotkey.js", None),
     # spelled as Windows opens them: trailing dots and spaces, alternate data streams, case
     ("keys/id_rsa.", "secrets"),
     ("config/master.key ", "secrets"),

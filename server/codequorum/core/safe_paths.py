@@ -308,7 +308,8 @@ def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
 
 #: Words in a file or folder name that keep a file from being read for a version or an agent.
 SECRET_WORDS = ("secret", "credential", "password", "passwd", "private_key", "privatekey",
-                "apikey", "api_key", "access_token", "auth_token")
+                "private-key", "privkey", "apikey", "api_key", "access_token", "auth_token",
+                "serviceaccount", "service_account", "service-account")
 #: Endings of the files keys, certificates' private halves and key stores are kept in
 #: (``config/master.key``, ``server.pem``, ``terraform.tfstate``): a user keeps them in a
 #: project folder, out of git, where a repository's link or module can name them.
@@ -363,9 +364,12 @@ def site_packages(parts: tuple[str, ...]) -> bool:
 
 def _secret_looking(name: str) -> bool:
     """Whether the (lower-case) file or folder ``name`` looks like it holds secrets: a
-    secret's word in it, a key's or a key store's ending, or a key file's whole name;
+    secret's word in it (Firebase's ``serviceAccountKey.json`` too), a key's or a key
+    store's ending, at the end or before another (``server.pem.js``), or a key file's
+    whole name;
     read also as Windows opens it (:func:`windows_name`: ``id_rsa.``, ``server.key::$DATA``)."""
     return any(any(word in each for word in SECRET_WORDS) or each.endswith(SECRET_SUFFIXES)
+               or any(f".{part}" in SECRET_SUFFIXES for part in each.split(".")[1:-1])
                or each in SECRET_NAMES or each.split(".", 1)[0] in SECRET_NAMES
                for each in {name, windows_name(name)})
 
