@@ -274,3 +274,46 @@ async def test_a_document_over_the_bound_is_named_once_wherever_its_uri_stands(
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+async def test_a_change_of_thousands_of_edits_and_a_request_of_bad_params_are_bounded(
+        hostile: Hostile) -> None:
+    """One ``didChange`` of 2,000 edits, each a 900-character line inserted at the top: the
+    texts between them were all kept for the watch (1.9 GB at 2,000, killed at 8,000); now
+    at most 32 MB of them are. A hover at line -1 cannot be read as a hover's parameters:
+    it is answered Invalid Params, never left waiting; the server then answers a hover."""
+    module = hostile.repo / "mod.py"
+    module.write_text(SOURCE, encoding="utf-8")
+    uri = module.as_uri()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "codequorum", "lsp", cwd=hostile.repo, env=hostile.env(),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, limit=1 << 24)
+    client = RawClient(process)
+    try:
+        await client.request("initialize", {"processId": None, "capabilities": {},
+                                            "rootUri": hostile.repo.as_uri()})
+        await client.notify("initialized", {})
+        await client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        hover = {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 4}}
+        assert "error" not in await client.request("textDocument/hover", hover)
+        normal_peak = await settled_peak(process.pid)
+        line = "# " + "x" * 897 + "\n"
+        at_top = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+        await client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"range": at_top, "text": line}] * 2000})
+        bad = await client.request("textDocument/hover", {
+            "textDocument": {"uri": uri}, "position": {"line": -1, "character": -1}})
+        assert bad["id"] == client.last_id and bad["error"]["code"] == -32602, bad
+        assert bad["error"]["message"].startswith("invalid params for textDocument/hover: ")
+        assert "error" not in await client.request("textDocument/hover", hover)
+        assert (await settled_peak(process.pid) - normal_peak) / 1024 < 400, "MB"
+        await client.request("shutdown", None)
+        await client.notify("exit", None)
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

@@ -96,6 +96,11 @@ QUIET = 1.0
 QUIET_STEP = 0.05
 #: Requests noted at once (their ids are the client's).
 MAX_NOTED_REQUESTS = 1024
+#: Characters of a document's texts before each change of one ``didChange`` kept for the
+#: watch, at most: a message of thousands of changes to a large text would otherwise keep
+#: every text between them (memory growing as their square); past it the watch is told
+#: of changes it cannot follow, as of a change without a range.
+MAX_KEPT_BEFORE_CHARS = 32 * 1024 * 1024
 #: A message shown to the user is bounded: it may quote names and text from a repository.
 MAX_MESSAGE_CHARS = MESSAGE_LIMIT
 
@@ -155,12 +160,18 @@ class CodequorumProtocol(LanguageServerProtocol):
             return
         befores: list[str] = []
         edits: list[Edit | None] = []
+        kept = 0
         for change in params.content_changes:
             before = doc.source
-            befores.append(before)
+            kept += len(before)
             index = self.lines_of(unquote(uri), before)
             edit = edit_of(doc, change, index)
-            edits.append(edit)
+            if kept <= MAX_KEPT_BEFORE_CHARS:
+                befores.append(before)
+                edits.append(edit)
+            elif edits[-1:] != [None]:  # the watch cannot follow these: it is told so once
+                befores.append("")
+                edits.append(None)
             made = change if edit is None else types.TextDocumentContentChangeWholeDocument(
                 text=edit.applied(before))
             self.workspace.update_text_document(params.text_document, made)

@@ -25,6 +25,7 @@ from codequorum.core.limits import (
     message_size_problem,
     refusal,
 )
+from codequorum.core.safe_text import safe_text
 from codequorum.lsp.message_scan import DocumentScan
 
 if TYPE_CHECKING:
@@ -101,7 +102,29 @@ async def _take_body(reader: Any, protocol: JsonRPCProtocol, size: int,
     except Exception as exc:  # the boundary: one message is lost, the server goes on
         log.exception("a message could not be handled and was dropped")
         report(exc, JsonRpcException)
+        answer_undecoded(protocol, body, exc)
     return True
+
+
+#: JSON-RPC's error for a request whose parameters are not what its method takes.
+INVALID_PARAMS = -32602
+
+
+def answer_undecoded(protocol: JsonRPCProtocol, body: bytes, exc: Exception) -> None:
+    """A request whose parameters could not be read as its method's (a hover at line -1)
+    still gets its answer, Invalid Params, so the client does not wait for it forever; a
+    notification or a message that is no request gets none."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return
+    if not isinstance(message, dict) or "method" not in message or message.get("id") is None:
+        return
+    method = safe_text(str(message.get("method")), 100)
+    problem = safe_text(str(exc).split("\n", 1)[0], 300)
+    protocol._send_data({  # pygls sends raw JSON-RPC only through it
+        "jsonrpc": "2.0", "id": message["id"], "error": {
+            "code": INVALID_PARAMS, "message": f"invalid params for {method}: {problem}"}})
 
 
 async def _discard(reader: Any, size: int, scan: DocumentScan) -> bytes | None:
