@@ -32,3 +32,12 @@ def test_what_a_loop_or_a_branch_assigns_holds_nothing_and_blocks_do_not_leak() 
                   "  f(x);\n  { const y = 5; f(y, 1); }\n  f(y, 2);\n"
                   "  const { a } = obj;\n  f(a);\n});\n")
     assert found == [("f(x)", {}), ("f(y, 1)", {"y": 5}), ("f(y, 2)", {}), ("f(a)", {})]
+
+
+def test_an_update_changes_the_name_it_updates_and_nothing_else() -> None:
+    """``n++`` and ``o.k++`` inside a loop change ``n`` and ``o``; a test's ``void
+    ----...1`` (20,000 nested updates, each read whole once: quadratic before) names none."""
+    found = _held("test('a', () => {\n  let n = 1;\n  const o = 2;\n  const s = 'x';\n"
+                  "  for (const k of ks) { n++; o.k++; }\n  void " + "-" * 20_000 + "1;\n"
+                  "  f(n, o, s);\n});\n")
+    assert found == [("f(n, o, s)", {"s": "x"})]

@@ -111,13 +111,24 @@ def _assigned(node: Node) -> set[str]:
         elif cur.type == "variable_declarator":
             target = cur.child_by_field_name("name")
         elif cur.type == "update_expression":
-            target = cur.child_by_field_name("argument")
+            target = _updated(cur.child_by_field_name("argument"))
         elif cur.type in ("for_in_statement",):
             target = cur.child_by_field_name("left")
         if target is not None:
             out.update(node_text(n) for n in _identifiers(target))
         stack.extend(cur.named_children)
     return out
+
+
+def _updated(node: Node | None) -> Node | None:
+    """The name ``x++``, ``--x`` or ``o.n++`` changes (``o``); None for anything else: a
+    test's ``void ----...1`` nests 20,000 updates, and reading every name under each was
+    quadratic in its length."""
+    while node is not None and node.type in ("parenthesized_expression", "member_expression",
+                                              "subscript_expression"):
+        node = node.child_by_field_name("object") if node.type != "parenthesized_expression" \
+            else (node.named_children[0] if node.named_children else None)
+    return node if node is not None and node.type == "identifier" else None
 
 
 def _identifiers(node: Node) -> list[Node]:
