@@ -60,6 +60,25 @@ def test_extends_is_followed_and_the_file_that_sets_paths_places_them() -> None:
     assert found == Aliases((("#ui/*", ("packages/web/x/*",)),), "packages/web")
 
 
+def test_a_list_of_thousands_of_extends_reads_a_few_configurations() -> None:
+    """``"extends": ["./b.json" x 20000]`` read b.json 20,000 times for every folder of the
+    view; the last entries win, and at most MAX_EXTENDS configurations are read."""
+    from codequorum.ingest.ts_config import MAX_EXTENDS
+
+    asked: list[str] = []
+    files = {"tsconfig.json": '{"extends": [' + ", ".join(['"./b.json"'] * 20_000)
+             + ', "./c.json"]}', "b.json": "{}",
+             "c.json": '{"compilerOptions": {"paths": {"@/*": ["src/*"]}}}'}
+
+    def read(rel: str) -> str | None:
+        asked.append(rel)
+        return files.get(rel)
+
+    found = nearest_aliases(read, "src")
+    assert found == Aliases((("@/*", ("src/*",)),), None)  # the last entry wins
+    assert len(asked) <= MAX_EXTENDS + 4, len(asked)
+
+
 @pytest.mark.parametrize("text", [
     "{ not json", "[1, 2]", '{"compilerOptions": {"paths": {"@/*": "src/*"}}}',
     '{"compilerOptions": {"target": "es2022"}}', '{"extends": "@tsconfig/node20"}',

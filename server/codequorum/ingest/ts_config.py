@@ -31,7 +31,7 @@ import json5
 
 #: The configuration files looked for in each folder, in order.
 CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
-#: How many configurations ``extends`` is followed through.
+#: How many configurations ``extends`` is followed through (deep or in one list).
 MAX_EXTENDS = 4
 #: The largest configuration read, in characters.
 MAX_CONFIG_CHARS = 256 * 1024
@@ -146,7 +146,10 @@ def _chain(read: Reader, rel: str, text: str) -> list[tuple[str, dict[str, objec
         options = data.get("compilerOptions")
         out.append((where, options if isinstance(options, dict) else {}))
         extends = data.get("extends")
-        for parent in reversed(extends if isinstance(extends, list) else [extends]):
+        entries = extends[-MAX_EXTENDS:] if isinstance(extends, list) else [extends]
+        for parent in reversed(entries):  # the last win; a list of 20,000 reads 4 at most
+            if len(out) + len(pending) > MAX_EXTENDS:
+                break
             target = _extended(where, parent)
             parent_text = read(target) if target is not None else None
             if parent_text is not None:
