@@ -637,7 +637,7 @@ def test_a_set_of_whole_classes_runs_its_method_alone(level: str) -> None:
     assert report.outcomes[3][0] == (
         None, "NameError", "the candidate defines no class 'Stack'")
     assert "`Stack.peek_or` runs on instances made without an example: `Stack()`, and 2 " \
-           "its own methods filled" in report.notes
+           "instances that its own methods filled" in report.notes
     divergent = next(v for v in dynamic_verdicts(report) if v.code == "divergent-outputs")
     assert divergent.message == ("versions 1 and 4 disagree on Stack().peek_or(0): 0 vs "
                                  "raises NameError: the candidate defines no class 'Stack'")

@@ -237,7 +237,7 @@ def test_a_method_of_a_whole_class_runs_on_instances_made_and_filled() -> None:
         "[(stack := Stack()), stack.push(42), stack.push(0), stack.push(2)][0].peek_or(2)"]
     assert out.cases[1].test.receiver == Receiver("Stack", source=FILLED)
     assert out.notes == ["`Stack.peek_or` runs on instances made without an example: "
-                         "`Stack()`, and 2 its own methods filled"]
+                         "`Stack()`, and 2 instances that its own methods filled"]
     static = InputPlan("Stack.empty_size", [case("Stack.empty_size()")])
     assert class_method_inputs(static, [STACK]) is static  # called on the class
     assert class_method_inputs(plan, ["def peek_or(x): pass\n"]) is plan  # no class
@@ -248,8 +248,8 @@ def test_an_examples_bare_instance_is_joined_by_filled_ones() -> None:
                                       (3,)), case("peek_or(5)", args=(5,))])
     out = method_inputs(plan, ctx("method", "Stack.peek_or", STACK), instance=True)
     assert [c.label for c in out.cases] == ["Stack().peek_or(3)", f"{FILLED}.peek_or(5)"]
-    assert out.notes == ["`Stack.peek_or` runs on the examples' instances and on 2 its own "
-                         "methods filled"]
+    assert out.notes == ["`Stack.peek_or` runs on the examples' instances and on 2 "
+                         "instances that its own methods filled"]
 
 
 @pytest.mark.parametrize(("name", "expected"), [

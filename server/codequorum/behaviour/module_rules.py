@@ -32,6 +32,7 @@ from codequorum.behaviour.input_plan import InputCase, InputPlan, find_function
 from codequorum.behaviour.made_instances import made_instances
 from codequorum.core import pyast
 from codequorum.core.model import ModuleContext, Receiver
+from codequorum.core.words import count
 
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "__doc__", "__package__",
                                          "__spec__", "__loader__", "__builtins__",
@@ -287,14 +288,14 @@ def on_instances(plan: InputPlan, owner: str, qualified: str, source: str) -> In
     without = made_instances(source, owner, qualified.rpartition(".")[2])
     if not receivers and without:  # no example makes one: made without one
         receivers = without
-        filled = (f", and {len(receivers) - 1} its own methods filled"
+        filled = (f", and {count(len(receivers) - 1, 'instance')} that its own methods filled"
                   if len(receivers) > 1 else "")
         notes.append(f"`{qualified}` runs on instances made without an "
                      f"example: `{receivers[0].label()}`{filled}")
     elif receivers and len(without) > 1:  # an example's instance, and filled ones
         receivers = [*receivers, *without[1:]]
         notes.append(f"`{qualified}` runs on the examples' instances and on "
-                     f"{len(without) - 1} its own methods filled")
+                     f"{count(len(without) - 1, 'instance')} that its own methods filled")
     cases: list[InputCase] = []
     dropped = 0
     for case in plan.cases:
