@@ -106,6 +106,7 @@ def test_the_headline_is_the_first_that_warns_else_the_first() -> None:
 @pytest.mark.parametrize(("codes", "shown"), [
     (["divergent-outputs", "stable"], ["divergent-outputs"]),
     (["not-run", "stable"], ["not-run"]),
+    (["no-version-passes", "stable"], ["no-version-passes"]),
     (["divergent-outputs", "complexity-outlier", "stable"],
      ["divergent-outputs", "complexity-outlier"]),
     (["stable"], ["stable"]),

@@ -260,8 +260,9 @@ QUIET_CODES = frozenset(spec.code for spec in VERDICTS if spec.quiet)
 
 
 #: Behaviour verdicts beside which ``stable`` would read as the function's judgement though
-#: it is the shape's alone: the versions ran and their outputs diverge, or nothing ran.
-SHAPE_ONLY_BESIDE = frozenset({DIVERGENT_OUTPUTS.code, NOT_RUN.code})
+#: it is the shape's alone: the versions ran and their outputs diverge, none returns what
+#: the graded inputs expect, or nothing ran.
+SHAPE_ONLY_BESIDE = frozenset({DIVERGENT_OUTPUTS.code, NO_VERSION_PASSES.code, NOT_RUN.code})
 
 
 def column_codes(codes: Sequence[str]) -> list[str]:
