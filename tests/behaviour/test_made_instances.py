@@ -91,8 +91,8 @@ def test_versions_that_read_the_wrong_end_part_on_a_filled_instance(tmp_path: Pa
     assert labels[0].startswith("Stack().peek_or(")
     assert labels[1].startswith("[(stack := Stack()), stack.push(1), stack.push(-3), ")
     assert report.output_clusters == [[0, 2], [1]]  # the current code is the last
-    assert any("runs on instances made without an example: `Stack()`, and 2 its own "
-               "methods filled" in n for n in report.notes)
+    assert any("runs on instances made without an example: `Stack()`, and 2 instances "
+               "that its own methods filled" in n for n in report.notes)
 
 
 COUNTER = '''class Counter:
