@@ -8,9 +8,11 @@ next messages (a hover, then a normal call that stores its versions).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +97,11 @@ def add_versions(uri: str, versions: Any) -> dict[str, Any]:
     return {"command": "codequorum.addVersions", "arguments": [uri, "f", versions]}
 
 
-async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> None:
+@contextlib.asynccontextmanager
+async def opened_server(hostile: Hostile) -> AsyncIterator[tuple[RawClient, str]]:
+    """The real language server over stdio in the repository, initialized, with
+    ``mod.py`` open (its URI given); shut down as a client shuts it down (exit status 0),
+    killed if the test failed first."""
     module = hostile.repo / "mod.py"
     module.write_text(SOURCE, encoding="utf-8")
     uri = module.as_uri()
@@ -110,10 +116,22 @@ async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> 
         await client.notify("initialized", {})
         await client.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+        yield client, uri
+        await client.request("shutdown", None)
+        await client.notify("exit", None)
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> None:
+    async with opened_server(hostile) as (client, uri):
         normal = await client.request("workspace/executeCommand",
                                       add_versions(uri, VERSIONS[:1]))
         assert normal["result"]["added"] == 1, normal
-        normal_peak = await settled_peak(process.pid)  # the analysis it started included
+        normal_peak = await settled_peak(client.process.pid)  # the analysis it started included
 
         # Twice the bound: held whole, the body alone would add 64 MB.
         head, tail = client.body("workspace/executeCommand",
@@ -122,7 +140,7 @@ async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> 
         refused = await asyncio.wait_for(client.answer(), 120)
         assert refused["id"] == client.last_id and refused["error"]["code"] == -32600, refused
         assert "a message of 64 MB (at most 32 MB are read)" in refused["error"]["message"]
-        assert peak_memory(process.pid) / normal_peak < 1.1
+        assert peak_memory(client.process.pid) / normal_peak < 1.1
 
         many = add_versions(uri, ["x"] * (MAX_MESSAGE_VALUES + 10))
         depth = MAX_JSON_DEPTH + 5
@@ -140,13 +158,6 @@ async def test_messages_over_the_bounds_are_refused_unread(hostile: Hostile) -> 
         stored = await client.request("workspace/executeCommand",
                                       add_versions(uri, VERSIONS[1:]))
         assert (stored["result"]["added"], stored["result"]["total"]) == (1, 2), stored
-        await client.request("shutdown", None)
-        await client.notify("exit", None)
-        assert await asyncio.wait_for(process.wait(), 30) == 0
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 async def _mcp_line(process: asyncio.subprocess.Process, parts: list[bytes]) -> dict[str, Any]:
@@ -266,7 +277,7 @@ async def test_a_document_over_the_bound_is_named_once_wherever_its_uri_stands(
         assert late in told[1], told
         size = re.search(r"\(([\d.]+) MB\) was not analysed", told[0])
         assert size is not None and 32 < float(size.group(1)) < 40, told
-        assert peak_memory(process.pid) < 600 * 1024  # /dev/zero was never read
+        assert peak_memory(client.process.pid) < 600 * 1024  # /dev/zero was never read
         await client.request("shutdown", None)
         await client.notify("exit", None)
         assert await asyncio.wait_for(process.wait(), 30) == 0
@@ -282,23 +293,10 @@ async def test_a_change_of_thousands_of_edits_and_a_request_of_bad_params_are_bo
     texts between them were all kept for the watch (1.9 GB at 2,000, killed at 8,000); now
     at most 32 MB of them are. A hover at line -1 cannot be read as a hover's parameters:
     it is answered Invalid Params, never left waiting; the server then answers a hover."""
-    module = hostile.repo / "mod.py"
-    module.write_text(SOURCE, encoding="utf-8")
-    uri = module.as_uri()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "codequorum", "lsp", cwd=hostile.repo, env=hostile.env(),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, limit=1 << 24)
-    client = RawClient(process)
-    try:
-        await client.request("initialize", {"processId": None, "capabilities": {},
-                                            "rootUri": hostile.repo.as_uri()})
-        await client.notify("initialized", {})
-        await client.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "python", "version": 1, "text": SOURCE}})
+    async with opened_server(hostile) as (client, uri):
         hover = {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 4}}
         assert "error" not in await client.request("textDocument/hover", hover)
-        normal_peak = await settled_peak(process.pid)
+        normal_peak = await settled_peak(client.process.pid)
         line = "# " + "x" * 897 + "\n"
         at_top = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
         await client.notify("textDocument/didChange", {
@@ -309,11 +307,4 @@ async def test_a_change_of_thousands_of_edits_and_a_request_of_bad_params_are_bo
         assert bad["id"] == client.last_id and bad["error"]["code"] == -32602, bad
         assert bad["error"]["message"].startswith("invalid params for textDocument/hover: ")
         assert "error" not in await client.request("textDocument/hover", hover)
-        assert (await settled_peak(process.pid) - normal_peak) / 1024 < 400, "MB"
-        await client.request("shutdown", None)
-        await client.notify("exit", None)
-        assert await asyncio.wait_for(process.wait(), 30) == 0
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+        assert (await settled_peak(client.process.pid) - normal_peak) / 1024 < 400, "MB"

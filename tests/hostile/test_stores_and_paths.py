@@ -196,41 +196,39 @@ async def test_the_workspace_cannot_choose_the_servers_store(hostile: Hostile) -
                    for t in texts), key
 
 
-def test_a_store_with_objects_codequorum_never_makes_is_refused(hostile: Hostile) -> None:
-    """A committed store with codequorum's header and a trigger of the repository's own."""
+def _refused_once_made(hostile: Hostile, statements: list[str], said: str) -> None:
+    """A store codequorum made, then changed by the repository (``statements``): taking
+    versions into it is one line of error saying ``said``, and the file stays as it was."""
     store = _store(hostile)
     VersionStore.open(store).close()
     with sqlite3.connect(store) as db:
-        db.execute("CREATE TABLE loot (x TEXT)")
-        db.execute("CREATE TRIGGER grab AFTER INSERT ON samples BEGIN "
-                   "INSERT INTO loot VALUES (new.code); END")
+        for statement in statements:
+            db.execute(statement)
     db.close()
     before = store.read_bytes()
     result = hostile.run("sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl")
     assert result.returncode != 0
-    one_line_error(result, "holds what a codequorum store does not (table loot, trigger grab)",
-                   "not a codequorum version store")
+    one_line_error(result, said, "not a codequorum version store")
     assert store.read_bytes() == before
+
+
+def test_a_store_with_objects_codequorum_never_makes_is_refused(hostile: Hostile) -> None:
+    """A committed store with codequorum's header and a trigger of the repository's own."""
+    _refused_once_made(hostile, [
+        "CREATE TABLE loot (x TEXT)",
+        "CREATE TRIGGER grab AFTER INSERT ON samples BEGIN INSERT INTO loot VALUES (new.code); "
+        "END"], "holds what a codequorum store does not (table loot, trigger grab)")
 
 
 def test_a_trigger_named_as_sqlite_s_own_is_refused_too(hostile: Hostile) -> None:
     """``PRAGMA writable_schema`` lets a committed store hold a trigger named ``sqlite_*``
     that rewrites every version written: a name is not what makes an object SQLite's."""
-    store = _store(hostile)
-    VersionStore.open(store).close()
-    with sqlite3.connect(store) as db:
-        db.execute("PRAGMA writable_schema = ON")
-        db.execute("INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql) VALUES "
-                   "('trigger', 'sqlite_evil', 'samples', 0, 'CREATE TRIGGER sqlite_evil "
-                   "AFTER INSERT ON samples BEGIN UPDATE samples SET code = ''x'' "
-                   "WHERE id = new.id; END')")
-    db.close()
-    before = store.read_bytes()
-    result = hostile.run("sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl")
-    assert result.returncode != 0
-    one_line_error(result, "holds what a codequorum store does not (trigger sqlite_evil)",
-                   "not a codequorum version store")
-    assert store.read_bytes() == before
+    _refused_once_made(hostile, [
+        "PRAGMA writable_schema = ON",
+        "INSERT INTO sqlite_master (type, name, tbl_name, rootpage, sql) VALUES ('trigger', "
+        "'sqlite_evil', 'samples', 0, 'CREATE TRIGGER sqlite_evil AFTER INSERT ON samples "
+        "BEGIN UPDATE samples SET code = ''x'' WHERE id = new.id; END')"],
+        "holds what a codequorum store does not (trigger sqlite_evil)")
 
 
 @pytest.mark.parametrize("column", [
@@ -240,18 +238,8 @@ def test_a_trigger_named_as_sqlite_s_own_is_refused_too(hostile: Hostile) -> Non
 def test_a_table_that_computes_on_every_write_is_refused(hostile: Hostile, column: str) -> None:
     """A generated column (or a ``CHECK``) of the file's own runs on every row written and
     does not show in ``PRAGMA table_info``: the tables' SQL must be ours word for word."""
-    store = _store(hostile)
-    VersionStore.open(store).close()
-    with sqlite3.connect(store) as db:
-        db.execute(column)
-    db.close()
-    before = store.read_bytes()
-    result = hostile.run("sample", "src/mod.py", "-f", "f", "--from", "samples.jsonl")
-    assert result.returncode != 0
-    table = column.split()[2]
-    one_line_error(result, f"its {table} table is not as codequorum makes it",
-                   "not a codequorum version store")
-    assert store.read_bytes() == before
+    _refused_once_made(hostile, [column],
+                       f"its {column.split()[2]} table is not as codequorum makes it")
 
 
 def test_check_skips_special_files_and_symlinks_out_of_the_walked_folder(
